@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+# filemap-noref workbench. 'make check' and 'make bench' are the two
+# commands; the others are their steps. DEBUG=1 builds the debug kernel.
+
+SHELL := /bin/bash
+export DEBUG
+
+.PHONY: all check check-debug bench deps base apply quilt-check export clean help
+
+all: help
+
+help:
+	@echo "make check        apply the series, build, boot, run the selftests"
+	@echo "make check-debug  the same on a KASAN/lockdep/DEBUG_VM kernel"
+	@echo "make bench        base vs patched read benchmark (build/bench/)"
+	@echo "make apply        base tree + series in build/linux (for development)"
+	@echo "make export       build/linux commits back into patches/ and series"
+	@echo "make quilt-check  prove quilt push -a --fuzz=0 applies the series"
+
+deps:
+	@scripts/deps.sh
+
+base: deps
+	@scripts/get-base.sh >/dev/null
+
+check: base
+	@scripts/quilt-check.sh
+	@scripts/check.sh
+
+check-debug:
+	@$(MAKE) --no-print-directory check DEBUG=1
+
+bench: base
+	@scripts/bench.sh
+
+apply: base
+	@scripts/apply.sh build/linux
+
+export:
+	@scripts/export.sh build/linux
+
+quilt-check: base
+	@scripts/quilt-check.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0
+# Turn "KERNEL JOB FNR-BENCH key=value..." lines into the side-by-side table
+# on stdout and the TSV file named by -v tsv=FILE. POSIX awk (mawk).
+
+function median(list,    v, n, i, j, t) {
+	n = split(list, v, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+		}
+	lo = v[1]; hi = v[n]
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+
+{
+	kernel = $1; job = $2
+	delete kv
+	for (i = 4; i <= NF; i++) {
+		split($i, f, "=")
+		kv[f[1]] = f[2]
+	}
+	if (job == "bench-icount") {
+		key = "icount\t" kv["fs"] "\t" kv["size"] "\t" kv["threads"] "\t" kv["dest"]
+		val = kv["ns_per_op"]
+	} else {
+		key = "contention\t" kv["fs"] "\t" kv["size"] "\t" kv["threads"] "\t" kv["mode"]
+		val = kv["per_thread_ops_per_s"]
+	}
+	if (!(key in seen)) {
+		seen[key] = 1
+		order[++nkeys] = key
+	}
+	vals[key, kernel] = vals[key, kernel] " " val
+}
+
+function row(key, b, p, unit, rb, rp) {
+	printf "%s\t%s\t%s\t%.4f\t%s\n", key, b, p, p / b, unit > tsv
+	split(key, k, "\t")
+	printf "%-10s %-6s %8s %3s %-6s %14s %14s %7.4f %-12s%s\n",
+		k[1], k[2], k[3], k[4], k[5], b, p, p / b, unit,
+		rb == "" ? "" : "  base " rb "  patched " rp
+}
+
+END {
+	print "kind\tfs\tsize\tthreads\tmode\tbase\tpatched\tratio\tunit" > tsv
+	printf "%-10s %-6s %8s %3s %-6s %14s %14s %7s %-12s\n",
+		"kind", "fs", "size", "thr", "mode", "base", "patched", "ratio", "unit"
+	for (i = 1; i <= nkeys; i++) {
+		key = order[i]
+		split(key, k, "\t")
+		if (k[1] == "icount") {
+			row(key, median(vals[key, "base"]), median(vals[key, "patched"]), "insn/read")
+			continue
+		}
+		b = median(vals[key, "base"]); rb = lo "-" hi
+		p = median(vals[key, "patched"]); rp = lo "-" hi
+		row(key, sprintf("%.0f", b), sprintf("%.0f", p), "ops/s/thread", rb, rp)
+		med[k[2], k[3], k[4], k[5], "base"] = b
+		med[k[2], k[3], k[4], k[5], "patched"] = p
+		if (k[5] == "sep") {
+			sb = med[k[2], k[3], k[4], "same", "base"] / b
+			sp = med[k[2], k[3], k[4], "same", "patched"] / p
+			row("contention\t" k[2] "\t" k[3] "\t" k[4] "\tsame/sep",
+				sprintf("%.4f", sb), sprintf("%.4f", sp), "ratio")
+		}
+	}
+}

@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench.sh: build the base and the patched kernel (same config), boot each,
+# and measure pread() of cached files two ways:
+#  - icount: one vCPU under -icount shift=0,sleep=off, where guest time
+#    counts instructions; instructions per read, deterministic;
+#  - contention: all host CPUs as vCPUs, all threads on one file (same) or
+#    one file each (sep); ROUNDS alternating base/patched boots, median.
+# Prints a table and writes build/bench/results.tsv.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+rounds=${ROUNDS:-5}
+out=$BUILD/bench
+"$TOP/scripts/get-base.sh" >/dev/null
+"$TOP/scripts/apply.sh" "$BUILD/patched/src"
+"$TOP/scripts/build-kernel.sh" "$BUILD/base/src" "$BUILD/base/obj"
+"$TOP/scripts/build-kernel.sh" "$BUILD/patched/src" "$BUILD/patched/obj"
+"$TOP/scripts/build-progs.sh" "$BUILD/patched/src" "$BUILD/progs"
+"$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs.cpio.gz" "$BUILD/progs"
+rm -rf "$out"
+mkdir -p "$out"
+
+run() {	# run KERNEL(base|patched) JOB RUNDIR
+	info "bench: $1 kernel, $2 ($3)"
+	"$TOP/scripts/run-guest.sh" "$BUILD/$1/obj/arch/x86/boot/bzImage" \
+		"$BUILD/initramfs.cpio.gz" "$2" "$out/$3"
+	grep "^FNR-BENCH " "$out/$3/results.log" | sed "s/^/$1 $2 /" >>"$out/raw.txt"
+}
+
+ICOUNT=1 run base bench-icount icount-base
+ICOUNT=1 run patched bench-icount icount-patched
+for r in $(seq "$rounds"); do
+	run base bench-contention "contention-base-$r"
+	run patched bench-contention "contention-patched-$r"
+done
+
+awk -f "$TOP/scripts/bench-table.awk" -v tsv="$out/results.tsv" "$out/raw.txt"
+info "results: $out/results.tsv (raw lines: $out/raw.txt)"

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# build-kernel.sh SRC OBJ: configure (tinyconfig + fragments) and build a
+# guest bzImage out of tree. DEBUG=1 adds scripts/debug.config.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 2 ] || die "usage: $0 SRC OBJ"
+src=$(realpath "$1")
+mkdir -p "$2"
+obj=$(realpath "$2")
+arch=${KARCH:-x86_64}
+
+frags=("$TOP/scripts/guest.config" "$TOP/tools/testing/selftests/filemap-noref/config")
+if [ "${DEBUG:-0}" = 1 ]; then
+	frags+=("$TOP/scripts/debug.config")
+fi
+
+cc=gcc
+if command -v ccache >/dev/null 2>&1; then
+	cc="ccache gcc"
+	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
+fi
+export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
+export KBUILD_BUILD_USER=filemap-noref KBUILD_BUILD_HOST=guest
+kmake() {
+	make -s -C "$src" O="$obj" ARCH="$arch" CC="$cc" HOSTCC=gcc "$@"
+}
+
+for f in flex:flex bison:bison bc:bc; do
+	need_cmd "${f%%:*}" "${f##*:}"
+done
+[ -f /usr/include/libelf.h ] || die "libelf.h not found: install the Debian package 'libelf-dev'"
+
+info "configuring $obj (tinyconfig + ${frags[*]##*/})"
+kmake tinyconfig >/dev/null
+(cd "$obj" && ARCH=$arch "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
+	"$obj/.config" "${frags[@]}" >/dev/null)
+kmake olddefconfig >/dev/null
+
+# Every option the fragments ask for must have survived olddefconfig.
+bad=0
+for f in "${frags[@]}"; do
+	while read -r line; do
+		grep -qxF "$line" "$obj/.config" && continue
+		echo "error: $line (from ${f#"$TOP"/}) was dropped by Kconfig" >&2
+		bad=1
+	done < <(grep '^CONFIG_' "$f")
+done
+[ $bad = 0 ] || die "the kernel config does not have what the fragments need"
+
+info "building $obj ($(nproc) jobs, CC='$cc')"
+start=$(date +%s)
+if ! kmake -j"$(nproc)" bzImage >"$obj/build.log" 2>&1; then
+	grep -E 'error|Error' "$obj/build.log" | head -n 20 >&2
+	tail -n 20 "$obj/build.log" >&2
+	die "kernel build failed in $src (log: $obj/build.log)"
+fi
+info "built $obj/arch/x86/boot/bzImage in $(( $(date +%s) - start )) s"

@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# build-progs.sh SRC OUT: build the filemap-noref selftests inside the kernel
+# tree SRC the way kselftest does (make -C tools/testing/selftests
+# TARGETS=filemap-noref), then copy the static tests to OUT/tests and the
+# benchmarks to OUT/bench for the guest.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 2 ] || die "usage: $0 SRC OUT"
+src=$1 out=$2
+ours=$TOP/tools/testing/selftests/filemap-noref
+theirs=$src/tools/testing/selftests/filemap-noref
+
+# Once the series carries the selftests, the tree's copy must be ours.
+if git -C "$src" ls-files --error-unmatch tools/testing/selftests/filemap-noref >/dev/null 2>&1; then
+	diff -r "$ours" "$theirs" >&2 ||
+		die "tools/testing/selftests/filemap-noref differs between the series and the project"
+else
+	rm -rf "$theirs"
+	cp -r "$ours" "$theirs"
+fi
+make -s -C "$src/tools/testing/selftests" TARGETS=filemap-noref >"$BUILD/progs.log" 2>&1 || {
+	cat "$BUILD/progs.log" >&2
+	die "building the selftests in $src failed"
+}
+if grep -q 'warning:' "$BUILD/progs.log"; then
+	cat "$BUILD/progs.log" >&2
+	die "the selftests build with warnings"
+fi
+rm -rf "$out"
+mkdir -p "$out/tests" "$out/bench"
+for p in $(sed -n 's/^TEST_GEN_PROGS := //p' "$ours/Makefile"); do
+	cp "$theirs/$p" "$out/tests/"
+done
+for p in $(sed -n 's/^TEST_GEN_PROGS_EXTENDED := //p' "$ours/Makefile"); do
+	cp "$theirs/$p" "$out/bench/"
+done
+cp "$theirs/settings" "$out/tests/"

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# check.sh: apply the series, build the patched kernel, build and run the
+# selftests in the kernel tree on this host (kselftest's own runner), boot
+# the patched kernel and run them in the guest on ext4, xfs and tmpfs.
+# Ends with "N passed, N failed, N skipped"; exits non-zero on any failure,
+# a kernel splat or a hung guest. DEBUG=1 uses the debug kernel config.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+suffix=
+append="init_on_free=1"
+if [ "${DEBUG:-0}" = 1 ]; then
+	suffix=-debug
+	append+=" panic_on_warn=1"
+fi
+src=$BUILD/patched/src
+obj=$BUILD/patched/obj$suffix
+out=$BUILD/check$suffix
+
+"$TOP/scripts/get-base.sh" >/dev/null
+"$TOP/scripts/apply.sh" "$src"
+"$TOP/scripts/build-kernel.sh" "$src" "$obj"
+"$TOP/scripts/build-progs.sh" "$src" "$BUILD/progs"
+"$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs.cpio.gz" "$BUILD/progs"
+mkdir -p "$out"
+
+info "host: make -C tools/testing/selftests TARGETS=filemap-noref run_tests"
+host_ok=1
+make -s -C "$src/tools/testing/selftests" TARGETS=filemap-noref run_tests \
+	>"$out/host.log" 2>&1 || host_ok=0
+awk '/^(not )?ok [0-9]+ / { print "host: " $0 }' "$out/host.log"
+grep -q '^ok [0-9]' "$out/host.log" || host_ok=0
+
+info "guest: running the selftests (console: $out/console.log)"
+guest_ok=1
+APPEND="$append" "$TOP/scripts/run-guest.sh" "$obj/arch/x86/boot/bzImage" \
+	"$BUILD/initramfs.cpio.gz" check "$out" || guest_ok=0
+touch "$out/results.log"
+awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/results.log"
+
+read -r hp hf hs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/host.log")
+read -r gp gf gs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/results.log")
+pass=$((hp + gp)) fail=$((hf + gf)) skip=$((hs + gs))
+if [ $host_ok = 0 ]; then
+	echo "FAILED: run_tests on the host (see $out/host.log)" >&2
+	fail=$((fail + 1))
+fi
+if [ $guest_ok = 0 ]; then
+	echo "FAILED: the guest run (timeout, unclean end or kernel splat, see above)" >&2
+	fail=$((fail + 1))
+fi
+echo "check: $pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# export.sh [DIR]: turn the commits base..HEAD of the kernel work tree DIR
+# (default build/linux) into patches/ and series. The cover letter's
+# subject and text come from Documentation/cover-letter.txt (first line the
+# subject, then a blank line, then the text). Output is reproducible:
+# zero commit ids, no signature, dates from the commits.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+dir=${1:-$BUILD/linux}
+git -C "$dir" rev-parse -q --verify base >/dev/null || die "$dir: no tag 'base'"
+[ -z "$(git -C "$dir" status --porcelain --untracked-files=no)" ] ||
+	die "$dir has uncommitted changes: commit them first"
+n=$(git -C "$dir" rev-list --count base..HEAD)
+[ "$n" -gt 0 ] || die "$dir has no commits on top of base"
+cover=$TOP/Documentation/cover-letter.txt
+[ -f "$cover" ] || die "$cover is missing"
+prefix=$(sed -n 's/^PREFIX=//p' "$cover" | head -n 1)
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+git -C "$dir" format-patch -q --zero-commit --no-signature --cover-letter \
+	--base=base --subject-prefix="${prefix:-PATCH}" -o "$tmp" base..HEAD
+
+# Fill the cover letter from the text file, and date it like the last patch.
+subject=$(grep -v '^PREFIX=' "$cover" | head -n 1)
+last=$(ls "$tmp"/0*.patch | tail -n 1)
+date=$(sed -n 's/^Date: //p' "$last" | head -n 1)
+awk -v subj="$subject" -v date="$date" -v body="$cover" '
+	/^Date: / && !d { print "Date: " date; d = 1; next }
+	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subj) }
+	/^\*\*\* BLURB HERE \*\*\*$/ {
+		n = 0
+		while ((getline l < body) > 0)
+			if (l !~ /^PREFIX=/ && n++ >= 2)
+				print l
+		next
+	}
+	{ print }' "$tmp/0000-cover-letter.patch" >"$tmp/cover" && mv "$tmp/cover" "$tmp/0000-cover-letter.patch"
+
+rm -f "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch
+cp "$tmp"/*.patch "$TOP/patches/"
+{
+	echo "# quilt series for the filemap-noref patches in patches/ (cover letter excluded)"
+	(cd "$tmp" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-cover-letter')
+} >"$TOP/series"
+info "exported $n patch(es) from $dir to patches/ and series"

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mkdisks.sh: empty ext4 and xfs images in build/disks/ for the guest. The
+# guest attaches them with snapshot=on, so every boot starts from these.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+need_cmd mkfs.ext4 e2fsprogs
+need_cmd mkfs.xfs xfsprogs
+dir=$BUILD/disks
+mkdir -p "$dir"
+if [ ! -f "$dir/ext4.img" ]; then
+	truncate -s 512M "$dir/ext4.img.tmp"
+	mkfs.ext4 -q -F -U clear -E root_owner=0:0 "$dir/ext4.img.tmp"
+	mv "$dir/ext4.img.tmp" "$dir/ext4.img"
+fi
+if [ ! -f "$dir/xfs.img" ]; then
+	truncate -s 512M "$dir/xfs.img.tmp"
+	mkfs.xfs -q -f "$dir/xfs.img.tmp"
+	mv "$dir/xfs.img.tmp" "$dir/xfs.img"
+fi

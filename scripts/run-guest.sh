@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# run-guest.sh KERNEL INITRD JOB OUTDIR: boot the guest, run JOB, and leave
+# the kernel console in OUTDIR/console.log and the job's output in
+# OUTDIR/results.log. Fails on a timeout, on a guest that did not finish,
+# and on any kernel splat in the console.
+#
+# Environment: SMP (vCPUs, default: host CPUs), MEM (MiB, default 1024),
+# ICOUNT=1 (one vCPU, guest time counts instructions), TIMEOUT (seconds,
+# default 1800), APPEND (extra kernel command line), ACCEL (kvm or tcg,
+# default: scripts/kvm-probe.sh decides).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 4 ] || die "usage: $0 KERNEL INITRD JOB OUTDIR"
+kernel=$1 initrd=$2 job=$3 out=$4
+need_cmd qemu-system-x86_64 qemu-system-x86
+[ -f "$kernel" ] || die "no kernel image $kernel"
+[ -f "$initrd" ] || die "no initramfs $initrd"
+"$TOP/scripts/mkdisks.sh"
+mkdir -p "$out"
+rm -f "$out/console.log" "$out/results.log"
+
+smp=${SMP:-$(nproc)}
+timeout=${TIMEOUT:-1800}
+accel=${ACCEL:-$("$TOP/scripts/kvm-probe.sh" "$kernel" "$initrd")}
+if [ "${ICOUNT:-0}" = 1 ]; then
+	machine=(-accel tcg -icount shift=0,sleep=off -cpu max -smp 1)
+elif [ "$accel" = kvm ]; then
+	machine=(-accel kvm -cpu host -smp "$smp")
+else
+	machine=(-accel tcg,thread=multi -cpu max -smp "$smp")
+fi
+
+rc=0
+timeout -k 10 "$timeout" qemu-system-x86_64 "${machine[@]}" -m "${MEM:-1024}" \
+	-nodefaults -display none -no-reboot \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 fnr.job=$job ${APPEND:-}" \
+	-serial file:"$out/console.log" -serial file:"$out/results.log" \
+	-drive file="$BUILD/disks/ext4.img",format=raw,if=virtio,snapshot=on \
+	-drive file="$BUILD/disks/xfs.img",format=raw,if=virtio,snapshot=on \
+	>"$out/qemu.log" 2>&1 || rc=$?
+
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	echo "error: guest ($job) timed out after $timeout s; console tail:" >&2
+	tail -n 40 "$out/console.log" >&2
+	echo "--- results tail:" >&2
+	tail -n 10 "$out/results.log" >&2
+	exit 1
+elif [ $rc != 0 ]; then
+	cat "$out/qemu.log" >&2
+	die "qemu failed (exit $rc) running $job"
+fi
+if ! grep -q '^FNR-END rc=0' "$out/results.log"; then
+	echo "error: guest ($job) did not finish cleanly; console tail:" >&2
+	tail -n 40 "$out/console.log" >&2
+	echo "--- results tail:" >&2
+	tail -n 20 "$out/results.log" >&2
+	exit 1
+fi
+"$TOP/scripts/splat-scan.sh" "$out/console.log"

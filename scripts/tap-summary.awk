@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+# Count kselftest TAP results. Input: the guest's results.log (or any TAP).
+# A program that died without reporting a failure (FNR-RUN rc other than
+# 0 or 4 = KSFT_SKIP) counts as one failure. Prints "PASS FAIL SKIP".
+/^# FNR-RUN-START / { failed_here = 0; next }
+/^ok [0-9]+ .*# SKIP/ { skip++; next }
+/^ok [0-9]+ / { pass++; next }
+/^not ok [0-9]+ / { fail++; failed_here = 1; print "FAILED: " $0 " (" run ")" > "/dev/stderr"; next }
+/^FNR-RUN / {
+	run = $2 " on " $3
+	rc = substr($4, 4) + 0
+	if (rc != 0 && rc != 4 && !failed_here) {
+		fail++
+		print "FAILED: " run " exited with status " rc > "/dev/stderr"
+	}
+}
+END { printf "%d %d %d\n", pass, fail, skip }

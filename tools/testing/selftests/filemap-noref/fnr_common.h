@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared helpers for the filemap-noref selftests.
+ *
+ * Test files are filled with self-describing content: every 8-byte cell of
+ * every 4096-byte page holds a 64-bit little-endian "stamp" that encodes
+ * which file, page, generation and cell it belongs to.  A mismatch can then
+ * be decoded into "where did these bytes come from" (zeroed page, stale
+ * generation, other page, other file, garbage).
+ *
+ * Stamp layout (plain bitfield):
+ *
+ *	bits 63..48	file id (16 bits)
+ *	bits 47..24	page index (24 bits, i.e. files up to 64 GiB)
+ *	bits 23..12	generation (12 bits)
+ *	bits 11..9	marker, always 0b101 (FNR_MARK)
+ *	bits  8..0	cell index within the page (0..511)
+ *
+ * The marker keeps a stamp from ever being zero and lets fnr_stamp_decode()
+ * tell a stamp from random data.
+ */
+#ifndef __FNR_COMMON_H
+#define __FNR_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FNR_PAGE	4096UL
+#define FNR_CELLS	(FNR_PAGE / 8)
+#define FNR_MARK	0x5U
+
+static inline uint64_t fnr_stamp(uint32_t file_id, uint64_t page_index,
+				 uint32_t gen, uint32_t cell)
+{
+	return ((uint64_t)(file_id & 0xffff) << 48) |
+	       ((page_index & 0xffffff) << 24) |
+	       ((uint64_t)(gen & 0xfff) << 12) |
+	       ((uint64_t)FNR_MARK << 9) |
+	       (cell & 0x1ff);
+}
+
+/* Write a human readable decoding of stamp @v into @s. */
+static inline void fnr_stamp_decode(uint64_t v, char *s, size_t len)
+{
+	if (((v >> 9) & 0x7) != FNR_MARK) {
+		snprintf(s, len, "0x%016llx (not a stamp)",
+			 (unsigned long long)v);
+		return;
+	}
+	snprintf(s, len, "0x%016llx (file 0x%04x page %llu gen %u cell %u)",
+		 (unsigned long long)v, (unsigned int)(v >> 48),
+		 (unsigned long long)((v >> 24) & 0xffffff),
+		 (unsigned int)((v >> 12) & 0xfff), (unsigned int)(v & 0x1ff));
+}
+
+/* Expected content of the byte at file offset @o. */
+static inline uint8_t fnr_byte(uint64_t o, uint32_t file_id, uint32_t gen)
+{
+	uint64_t v = fnr_stamp(file_id, o / FNR_PAGE, gen,
+			       (o % FNR_PAGE) / 8);
+
+	return (uint8_t)(v >> (8 * (o % 8)));
+}
+
+/* Fill @buf as the bytes [@file_off, @file_off + @len) of the file. */
+static inline void fnr_fill(void *buf, size_t len, uint64_t file_off,
+			    uint32_t file_id, uint32_t gen)
+{
+	uint8_t *p = buf;
+	size_t i = 0;
+
+	while (i < len) {
+		uint64_t o = file_off + i;
+		uint64_t v = fnr_stamp(file_id, o / FNR_PAGE, gen,
+				       (o % FNR_PAGE) / 8);
+		unsigned int b;
+
+		for (b = o % 8; b < 8 && i < len; b++, i++)
+			p[i] = (uint8_t)(v >> (8 * b));
+	}
+}
+
+/*
+ * Check that @buf holds the bytes [@file_off, @file_off + @len) of the file
+ * written with fnr_fill(@file_id, @gen).  Returns 0 on match; otherwise -1,
+ * with a description of the first bad byte in @why.
+ */
+static inline int fnr_check(const void *buf, size_t len, uint64_t file_off,
+			    uint32_t file_id, uint32_t gen,
+			    char *why, size_t whylen)
+{
+	const uint8_t *p = buf;
+	size_t i, first = 0, nbad = 0;
+	uint64_t o, cell_off, want, found = 0;
+	char ws[96], fs[96];
+	const char *kind;
+	bool zeros;
+	int b;
+
+	for (i = 0; i < len; i++) {
+		if (p[i] != fnr_byte(file_off + i, file_id, gen) && !nbad++)
+			first = i;
+	}
+	if (!nbad)
+		return 0;
+
+	o = file_off + first;
+	want = fnr_stamp(file_id, o / FNR_PAGE, gen, (o % FNR_PAGE) / 8);
+	fnr_stamp_decode(want, ws, sizeof(ws));
+
+	cell_off = o & ~7ULL;
+	if (cell_off < file_off || cell_off + 8 > file_off + len) {
+		snprintf(why, whylen,
+			 "%zu/%zu bytes bad, first at file offset %llu: expected byte 0x%02x of cell %s, found 0x%02x (cell not wholly in buffer)",
+			 nbad, len, (unsigned long long)o,
+			 fnr_byte(o, file_id, gen), ws, p[first]);
+		return -1;
+	}
+
+	zeros = true;
+	for (b = 7; b >= 0; b--) {
+		uint8_t c = p[cell_off - file_off + b];
+
+		if (c && c != fnr_byte(cell_off + b, file_id, gen))
+			zeros = false;
+		found = (found << 8) | c;
+	}
+	fnr_stamp_decode(found, fs, sizeof(fs));
+	/* Every wrong byte of the cell is zero (the cell may be partial). */
+	if (zeros)
+		kind = "zeros: hole/truncated tail, or a freed page with init_on_free?";
+	else if (((found >> 9) & 0x7) != FNR_MARK)
+		kind = "garbage";
+	else if ((found >> 48) != (file_id & 0xffff))
+		kind = "foreign stamp: other file";
+	else if (((found >> 24) & 0xffffff) != ((o / FNR_PAGE) & 0xffffff))
+		kind = "foreign stamp: other page of this file";
+	else if (((found >> 12) & 0xfff) != (gen & 0xfff))
+		kind = "foreign stamp: stale/other generation";
+	else
+		kind = "foreign stamp: other cell";
+
+	snprintf(why, whylen,
+		 "%zu/%zu bytes bad, first at file offset %llu: expected byte 0x%02x of cell %s, found cell %s [%s]",
+		 nbad, len, (unsigned long long)o, fnr_byte(o, file_id, gen),
+		 ws, fs, kind);
+	return -1;
+}
+
+/* Directory the tests create their files in. */
+static inline const char *fnr_testdir(void)
+{
+	const char *d = getenv("FNR_DIR");
+
+	return d && *d ? d : ".";
+}
+
+#endif /* __FNR_COMMON_H */
