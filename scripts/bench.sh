@@ -14,8 +14,8 @@ rounds=${ROUNDS:-5}
 out=$BUILD/bench
 "$TOP/scripts/get-base.sh" >/dev/null
 "$TOP/scripts/apply.sh" "$BUILD/patched/src"
-"$TOP/scripts/build-kernel.sh" "$BUILD/base/src" "$BUILD/base/obj"
-"$TOP/scripts/build-kernel.sh" "$BUILD/patched/src" "$BUILD/patched/obj"
+"$TOP/scripts/build-kernel.sh" "$BUILD/base/src" "$BUILD/base/obj-bench" bench
+"$TOP/scripts/build-kernel.sh" "$BUILD/patched/src" "$BUILD/patched/obj-bench" bench
 "$TOP/scripts/build-progs.sh" "$BUILD/patched/src" "$BUILD/progs"
 "$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs.cpio.gz" "$BUILD/progs"
 rm -rf "$out"
@@ -23,7 +23,7 @@ mkdir -p "$out"
 
 run() {	# run KERNEL(base|patched) JOB RUNDIR
 	info "bench: $1 kernel, $2 ($3)"
-	"$TOP/scripts/run-guest.sh" "$BUILD/$1/obj/arch/x86/boot/bzImage" \
+	"$TOP/scripts/run-guest.sh" "$BUILD/$1/obj-bench/arch/x86/boot/bzImage" \
 		"$BUILD/initramfs.cpio.gz" "$2" "$out/$3"
 	grep "^FNR-BENCH " "$out/$3/results.log" | sed "s/^/$1 $2 /" >>"$out/raw.txt"
 }

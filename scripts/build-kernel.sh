@@ -1,20 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# build-kernel.sh SRC OBJ: configure (tinyconfig + fragments) and build a
-# guest bzImage out of tree. DEBUG=1 adds scripts/debug.config.
+# build-kernel.sh SRC OBJ FLAVOR: configure (tinyconfig + fragments) and
+# build a guest bzImage out of tree. FLAVOR 'bench' is tinyconfig +
+# scripts/guest.config, the same for the base and the patched kernel;
+# 'check' adds the selftests' config (CONFIG_DEBUG_VM for the control
+# switch), and with DEBUG=1 scripts/debug.config.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 2 ] || die "usage: $0 SRC OBJ"
+[ $# -eq 3 ] || die "usage: $0 SRC OBJ bench|check"
 src=$(realpath "$1")
 mkdir -p "$2"
 obj=$(realpath "$2")
 arch=${KARCH:-x86_64}
 
-frags=("$TOP/scripts/guest.config" "$TOP/tools/testing/selftests/filemap-noref/config")
-if [ "${DEBUG:-0}" = 1 ]; then
-	frags+=("$TOP/scripts/debug.config")
-fi
+frags=("$TOP/scripts/guest.config")
+case "$3" in
+bench) ;;
+check)
+	frags+=("$TOP/tools/testing/selftests/filemap-noref/config")
+	if [ "${DEBUG:-0}" = 1 ]; then
+		frags+=("$TOP/scripts/debug.config")
+	fi
+	;;
+*) die "unknown kernel flavor '$3' (bench or check)" ;;
+esac
 
 cc=gcc
 if command -v ccache >/dev/null 2>&1; then

@@ -11,16 +11,17 @@ set -euo pipefail
 suffix=
 append="init_on_free=1"
 if [ "${DEBUG:-0}" = 1 ]; then
+	# KASAN reports the injected use-after-free itself: no control runs.
 	suffix=-debug
-	append+=" panic_on_warn=1"
+	append+=" panic_on_warn=1 debug_pagealloc=on fnr.nocontrol"
 fi
 src=$BUILD/patched/src
-obj=$BUILD/patched/obj$suffix
+obj=$BUILD/patched/obj-check$suffix
 out=$BUILD/check$suffix
 
 "$TOP/scripts/get-base.sh" >/dev/null
 "$TOP/scripts/apply.sh" "$src"
-"$TOP/scripts/build-kernel.sh" "$src" "$obj"
+"$TOP/scripts/build-kernel.sh" "$src" "$obj" check
 "$TOP/scripts/build-progs.sh" "$src" "$BUILD/progs"
 "$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs.cpio.gz" "$BUILD/progs"
 mkdir -p "$out"
