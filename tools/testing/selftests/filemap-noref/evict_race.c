@@ -1,0 +1,849 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Readers must never copy page cache memory that was freed and reused.
+ *
+ * filemap-noref lets filemap_read() copy hot folios to user space under
+ * rcu_read_lock() without taking a folio reference; that is only safe
+ * because such folios are freed after an RCU grace period.  This test races
+ * readers of stamped files (see fnr_common.h) against an evictor that takes
+ * the folios out of the page cache, and against a memory hog that reuses
+ * freed pages with a foreign stamp.  Every 8-byte cell a reader gets must be
+ * a stamp of the right file, page and cell, of a generation that was
+ * current during the read.  Zeros (the guest boots with init_on_free=1) or
+ * a hog stamp mean that the reader copied a freed page.
+ *
+ * The control_* variants turn the RCU deferral off through debugfs
+ * (CONFIG_DEBUG_VM kernels only) and pass only if that bug is caught.  They
+ * skip where the race cannot happen: tmpfs has its own read path, and xfs
+ * holds the IOLOCK across reads, truncate and hole punch.  They read freed
+ * memory on purpose, so make check gives them a boot of their own.
+ *
+ * Environment: FNR_DIR, FNR_SECONDS (default 4), FNR_CONTROL_SECONDS
+ * (default 30), FNR_READERS (default 2), FNR_SKIP_CONTROL=1 (skip the
+ * control_* variants, e.g. on KASAN kernels that report the injected
+ * use-after-free themselves).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
+#include "../kselftest_harness.h"
+#include "fnr_common.h"
+
+#define PG		FNR_PAGE
+#define NFILES		4
+#define NPAGES		64
+#define FSIZE		(NPAGES * PG)
+#define MAX_READ	(4 * PG)
+#define MAX_RPAGES	(MAX_READ / PG + 1)
+#define HOT_PAGES	6		/* what control runs read, per file */
+#define HOG_ID		0xffffU		/* no test file has this id */
+#define HOG_MAX		(256UL << 20)
+#ifndef DEFER_FREE
+#define DEFER_FREE	"/sys/kernel/debug/filemap_noref/defer_free"
+#endif
+
+#define ID_BITS		(0xffffULL << 48)
+#define PAGE_BITS	(0xffffffULL << 24)
+#define GEN_BITS	(0xfffULL << 12)
+#define MARK_BITS	(0x7ULL << 9)
+#define CELL_BITS	0x1ffULL
+
+enum evictor { EV_FADVISE, EV_TRUNCATE, EV_PUNCH, EV_DROP, EV_NR, EV_ALL };
+
+static const char * const ev_name[EV_NR] = {
+	"fadvise", "truncate", "punch", "drop_caches",
+};
+
+enum verdict {
+	CELL_OK, BAD_ZEROS, BAD_PART_ZEROS, BAD_HOG, BAD_FILE, BAD_PAGE,
+	BAD_CELL, BAD_GEN, BAD_GARBAGE, BAD_NR
+};
+
+static const char * const bad_name[BAD_NR] = {
+	[BAD_ZEROS]	= "zeros: freed page (init_on_free)?",
+	[BAD_PART_ZEROS] = "partly zeros: page freed (and cleared) during the copy?",
+	[BAD_HOG]	= "foreign hog stamp: freed page reused",
+	[BAD_FILE]	= "other file",
+	[BAD_PAGE]	= "other page of this file",
+	[BAD_CELL]	= "other cell of this page",
+	[BAD_GEN]	= "generation not current during the read",
+	[BAD_GARBAGE]	= "garbage",
+};
+
+/* One test file; shared with the parent for FIXTURE_TEARDOWN_PARENT. */
+struct er_file {
+	char path[PATH_MAX];
+	int fd;
+	uint32_t id;
+	uint32_t gen;			/* newest generation being written */
+	uint32_t done[NPAGES];		/* newest generation fully written */
+	uint32_t hole_seq[NPAGES];	/* odd while it may read as a hole */
+};
+
+struct er_state {
+	struct er_file f[NFILES];
+	bool defer_off;			/* defer_free is 0, restore it */
+};
+
+struct race {
+	struct er_file *f;
+	enum evictor kind;
+	unsigned int kinds;		/* evictors usable by EV_ALL */
+	bool tmpfs;			/* truncated pages read as holes */
+	int drop_fd;
+	uint64_t span;			/* readers read pages [0, span) */
+	size_t hog_bytes;
+	pthread_barrier_t start;
+	bool stop;
+	unsigned long bad, bad_kind[BAD_NR], evictions, hog_passes;
+	bool have_why[BAD_NR], have_err;
+	char why[BAD_NR][PATH_MAX + 512], err[256];
+};
+
+struct reader {
+	struct race *r;
+	pthread_t th;
+	int idx, fd[NFILES];
+	char *buf;
+	uint64_t rng;
+	unsigned long reads;
+	unsigned long long bytes;
+};
+
+/* What the reader knew about the pages of one read, before and after it. */
+struct snap {
+	uint64_t first;			/* first page of the read */
+	uint32_t lo[MAX_RPAGES];	/* done[] before the read */
+	uint32_t seq[MAX_RPAGES];	/* hole_seq[] before the read */
+	bool zero_ok[MAX_RPAGES];	/* a hole overlapped the read */
+	uint32_t hi;			/* gen after the read */
+};
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
+static uint32_t ld(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static bool stopped(struct race *r)
+{
+	return __atomic_load_n(&r->stop, __ATOMIC_RELAXED);
+}
+
+/* Record the first thread error and stop the race. */
+static void race_fail(struct race *r, const char *what, int err)
+{
+	if (!__atomic_exchange_n(&r->have_err, true, __ATOMIC_SEQ_CST))
+		snprintf(r->err, sizeof(r->err), "%s: %s", what, strerror(err));
+	__atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);
+}
+
+static long env_long(const char *name, long def, long min, long max)
+{
+	const char *s = getenv(name);
+	long v = s && *s ? strtol(s, NULL, 0) : def;
+
+	return v < min ? min : v > max ? max : v;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	if (close(fd) || n != (ssize_t)strlen(s))
+		return -1;
+	return 0;
+}
+
+/* Write page @p of @f as generation @gen with one full-page pwrite(). */
+static int write_page(struct er_file *f, uint64_t p, uint32_t gen)
+{
+	char buf[PG];
+	ssize_t n;
+
+	fnr_fill(buf, PG, p * PG, f->id, gen);
+	n = pwrite(f->fd, buf, PG, p * PG);
+	if (n != (ssize_t)PG) {
+		if (n >= 0)
+			errno = EIO;
+		return -1;
+	}
+	__atomic_store_n(&f->done[p], gen, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int evict_fadvise(struct er_file *f)
+{
+	int err;
+
+	if (fsync(f->fd))
+		return -1;
+	err = posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+	errno = err;
+	return err ? -1 : 0;
+}
+
+/* Pages [@first, @first + @n) may read as holes until rewritten. */
+static void holes_begin(struct er_file *f, uint64_t first, uint64_t n)
+{
+	uint64_t p;
+
+	for (p = first; p < first + n; p++)
+		__atomic_add_fetch(&f->hole_seq[p], 1, __ATOMIC_SEQ_CST);
+}
+
+/* Rewrite pages [@first, @first + @n) as @gen, ending their hole windows. */
+static int rewrite(struct er_file *f, uint64_t first, uint64_t n,
+		   uint32_t gen, bool holes)
+{
+	uint64_t p;
+
+	for (p = first; p < first + n; p++) {
+		if (write_page(f, p, gen))
+			return -1;
+		if (holes)
+			__atomic_add_fetch(&f->hole_seq[p], 1,
+					   __ATOMIC_SEQ_CST);
+	}
+	return 0;
+}
+
+/*
+ * Truncate to 0 and rewrite the whole file with the next generation.  On
+ * tmpfs a read that looked a page up before it was rewritten, and i_size up
+ * after, returns zeros (shmem_file_read_iter() zero-fills holes): allow
+ * that there.  On other filesystems i_size only covers written data.
+ */
+static int evict_truncate(struct race *r, struct er_file *f)
+{
+	uint32_t gen = f->gen + 1;
+
+	__atomic_store_n(&f->gen, gen, __ATOMIC_RELEASE);
+	if (r->tmpfs)
+		holes_begin(f, 0, NPAGES);
+	if (ftruncate(f->fd, 0))
+		return -1;
+	return rewrite(f, 0, NPAGES, gen, r->tmpfs);
+}
+
+/* Punch a random page range and rewrite it with the next generation. */
+static int evict_punch(struct er_file *f, uint64_t *rng)
+{
+	uint64_t first = rnd(rng) % NPAGES;
+	uint64_t n = 1 + rnd(rng) % (NPAGES - first < 16 ? NPAGES - first : 16);
+	uint32_t gen = f->gen + 1;
+
+	__atomic_store_n(&f->gen, gen, __ATOMIC_RELEASE);
+	holes_begin(f, first, n);
+	if (fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      first * PG, n * PG))
+		return -1;
+	return rewrite(f, first, n, gen, true);
+}
+
+static int evict_one(struct race *r, enum evictor kind, struct er_file *f,
+		     uint64_t *rng)
+{
+	switch (kind) {
+	case EV_FADVISE:
+		return evict_fadvise(f);
+	case EV_TRUNCATE:
+		return evict_truncate(r, f);
+	case EV_PUNCH:
+		return evict_punch(f, rng);
+	default:
+		if (pwrite(r->drop_fd, "1\n", 2, 0) == 2)
+			return 0;
+		return -1;
+	}
+}
+
+static void *evictor_fn(void *arg)
+{
+	struct race *r = arg;
+	uint64_t rng = 0x9e3779b97f4a7c15ULL ^ getpid();
+	enum evictor kind = r->kind;
+	unsigned long n;
+
+	pthread_barrier_wait(&r->start);
+	for (n = 0; !stopped(r); n++) {
+		if (r->kind == EV_ALL)
+			do
+				kind = rnd(&rng) % EV_NR;
+			while (!(r->kinds & (1U << kind)));
+		if (evict_one(r, kind, &r->f[n % NFILES], &rng)) {
+			race_fail(r, ev_name[kind], errno);
+			break;
+		}
+	}
+	r->evictions = n;
+	return NULL;
+}
+
+/* Reuse freed pages: fill anonymous memory with HOG_ID stamps, repeat. */
+static void *hog_fn(void *arg)
+{
+	struct race *r = arg;
+	uint64_t *m, pg, npages = r->hog_bytes / PG;
+	unsigned long pass;
+	unsigned int c;
+
+	pthread_barrier_wait(&r->start);
+	for (pass = 0; !stopped(r); pass++) {
+		m = mmap(NULL, r->hog_bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			race_fail(r, "hog mmap", errno);
+			break;
+		}
+		for (pg = 0; pg < npages && !stopped(r); pg++)
+			for (c = 0; c < FNR_CELLS; c++)
+				m[pg * FNR_CELLS + c] =
+					fnr_stamp(HOG_ID, pg, pass, c);
+		if (munmap(m, r->hog_bytes)) {
+			race_fail(r, "hog munmap", errno);
+			break;
+		}
+	}
+	r->hog_passes = pass;
+	return NULL;
+}
+
+/* Is every byte of @v in @mask either zero or the byte of @w? */
+static bool zero_or_match(uint64_t v, uint64_t w, uint64_t mask)
+{
+	uint64_t bad = (v ^ w) & mask;
+	int b;
+
+	for (b = 0; b < 64; b += 8)
+		if ((bad >> b & 0xff) && (v >> b & 0xff))
+			return false;
+	return true;
+}
+
+/*
+ * Judge one cell at file offset @o; @mask says which bytes of @v the read
+ * returned.  Generations compare modulo 4096 against [@lo, @hi].  While a
+ * hole is filled, a read may tear between zeros and data even inside a
+ * cell: @zero_ok accepts any byte that is zero.
+ */
+static enum verdict cell_verdict(const struct er_file *f, uint64_t o,
+				 uint64_t v, uint64_t mask, uint32_t lo,
+				 uint32_t hi, bool zero_ok)
+{
+	uint64_t want = fnr_stamp(f->id, o / PG, 0, (o % PG) / 8);
+	uint64_t diff = (v ^ want) & mask;
+	uint32_t g;
+
+	if (!(diff & ~GEN_BITS)) {
+		/* Right file, page and cell: is the generation plausible? */
+		if ((mask & GEN_BITS) != GEN_BITS || hi - lo >= 0xfff)
+			return CELL_OK;
+		g = (v >> 12) & 0xfff;
+		return ((g - lo) & 0xfff) > hi - lo ? BAD_GEN : CELL_OK;
+	}
+	if (zero_or_match(v, want | (v & GEN_BITS), mask))
+		return zero_ok ? CELL_OK :
+		       v & mask ? BAD_PART_ZEROS : BAD_ZEROS;
+	if (diff & MARK_BITS)
+		return BAD_GARBAGE;
+	if (diff & ID_BITS)
+		return ((v ^ ((uint64_t)HOG_ID << 48)) & mask & ID_BITS) ?
+		       BAD_FILE : BAD_HOG;
+	if (diff & PAGE_BITS)
+		return BAD_PAGE;
+	return BAD_CELL;
+}
+
+static void report_bad(struct race *r, int fi, uint64_t off, size_t got,
+		       uint64_t o, uint64_t v, uint64_t mask,
+		       const struct snap *s, enum verdict kind)
+{
+	const struct er_file *f = &r->f[fi];
+	uint64_t i = o / PG - s->first;
+	char ws[96], fs[96];
+
+	__atomic_add_fetch(&r->bad_kind[kind], 1, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&r->have_why[kind], true, __ATOMIC_SEQ_CST))
+		return;
+	fnr_stamp_decode(fnr_stamp(f->id, o / PG, s->hi, (o % PG) / 8),
+			 ws, sizeof(ws));
+	fnr_stamp_decode(v & mask, fs, sizeof(fs));
+	snprintf(r->why[kind], sizeof(r->why[kind]),
+		 "%s offset %llu (page %llu cell %llu), pread(off %llu) returned %zu bytes: expected %s, gen %u..%u; found %s%s",
+		 f->path, (unsigned long long)o, (unsigned long long)(o / PG),
+		 (unsigned long long)(o % PG / 8), (unsigned long long)off,
+		 got, ws, s->lo[i], s->hi, fs,
+		 ~mask ? " (cell partly read)" : "");
+}
+
+/* Check the @got bytes read at @off of file @fi; true if all are good. */
+static bool check_read(struct race *r, int fi, const uint8_t *buf,
+		       size_t got, uint64_t off, const struct snap *s)
+{
+	const struct er_file *f = &r->f[fi];
+	uint64_t o, end = off + got, v, mask, a, i;
+	enum verdict kind;
+	int b;
+
+	if (!got)
+		return true;
+	for (o = off & ~7ULL; o < end; o += 8) {
+		v = 0;
+		mask = ~0ULL;
+		if (o >= off && o + 8 <= end) {
+			memcpy(&v, buf + (o - off), 8);
+		} else {
+			for (b = 0, mask = 0; b < 8; b++) {
+				a = o + b;
+				if (a < off || a >= end)
+					continue;
+				v |= (uint64_t)buf[a - off] << (8 * b);
+				mask |= 0xffULL << (8 * b);
+			}
+		}
+		i = o / PG - s->first;
+		kind = cell_verdict(f, o, v, mask, s->lo[i], s->hi,
+				    s->zero_ok[i]);
+		if (kind != CELL_OK) {
+			report_bad(r, fi, off, got, o, v, mask, s, kind);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Random reads of 16 bytes .. 4 pages in the first @span pages, many
+ * crossing page boundaries.
+ */
+static void pick_range(uint64_t *rng, uint64_t span, uint64_t *off,
+		       size_t *len)
+{
+	uint64_t x = rnd(rng);
+
+	*len = 16 + x % (MAX_READ - 15);
+	switch ((x >> 40) % 3) {
+	case 0:
+		*off = rnd(rng) % span * PG;
+		break;
+	case 1:
+		*off = (1 + rnd(rng) % (span - 1)) * PG - 1 - rnd(rng) % 64;
+		break;
+	default:
+		*off = rnd(rng) % (span * PG);
+	}
+	if (*off + *len > span * PG)
+		*off = span * PG - *len;
+}
+
+static void snap_before(const struct er_file *f, uint64_t off, size_t len,
+			struct snap *s)
+{
+	uint64_t p;
+
+	s->first = off / PG;
+	for (p = s->first; p <= (off + len - 1) / PG; p++) {
+		s->lo[p - s->first] = ld(&f->done[p]);
+		s->seq[p - s->first] = ld(&f->hole_seq[p]);
+	}
+}
+
+static void snap_after(const struct er_file *f, uint64_t off, size_t len,
+		       struct snap *s)
+{
+	uint64_t p, i;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	s->hi = ld(&f->gen);
+	for (p = s->first; p <= (off + len - 1) / PG; p++) {
+		i = p - s->first;
+		s->zero_ok[i] = (s->seq[i] & 1) ||
+				ld(&f->hole_seq[p]) != s->seq[i];
+	}
+}
+
+#ifdef FNR_SELFTEST_INJECT
+/* Checker self-test: corrupt one cell of every 1000th read of reader 0. */
+static void inject(struct reader *rd, size_t got, uint64_t off)
+{
+	size_t c = (8 - off % 8) % 8;
+	uint64_t v = fnr_stamp(HOG_ID, 7, 0, 3);
+
+	if (rd->idx || rd->reads % 1000 || got < c + 8)
+		return;
+	if (rd->reads % 2000)
+		v = 0;
+	memcpy(rd->buf + c, &v, 8);
+}
+#endif
+
+static void *reader_fn(void *arg)
+{
+	struct reader *rd = arg;
+	struct race *r = rd->r;
+	struct snap s;
+	uint64_t off;
+	size_t len;
+	ssize_t got;
+	int fi;
+
+	pthread_barrier_wait(&r->start);
+	while (!stopped(r)) {
+		fi = rnd(&rd->rng) % NFILES;
+		pick_range(&rd->rng, r->span, &off, &len);
+		snap_before(&r->f[fi], off, len, &s);
+		got = pread(rd->fd[fi], rd->buf, len, off);
+		if (got < 0) {
+			race_fail(r, "pread", errno);
+			break;
+		}
+		snap_after(&r->f[fi], off, len, &s);
+		rd->reads++;
+		rd->bytes += got;
+#ifdef FNR_SELFTEST_INJECT
+		inject(rd, got, off);
+#endif
+		if (!check_read(r, fi, (uint8_t *)rd->buf, got, off, &s))
+			__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void files_create(struct __test_metadata *_metadata,
+			 struct er_state *st)
+{
+	struct er_file *f;
+	int i;
+
+	for (i = 0; i < NFILES; i++) {
+		f = &st->f[i];
+		snprintf(f->path, sizeof(f->path), "%s/fnr_er%d.XXXXXX",
+			 fnr_testdir(), i);
+		f->fd = mkstemp(f->path);
+		ASSERT_LE(0, f->fd) TH_LOG("mkstemp(%s): %s", f->path,
+					   strerror(errno));
+		/* Distinct per file and process, never HOG_ID. */
+		f->id = 0x4000 | (getpid() & 0x3ff) << 4 | i;
+	}
+}
+
+/* Write generation 1 of every file and make its pages hot. */
+static void files_fill(struct __test_metadata *_metadata, struct er_state *st)
+{
+	static char buf[FSIZE];
+	struct er_file *f;
+	char why[512];
+	uint64_t p;
+	int i, pass;
+
+	for (i = 0; i < NFILES; i++) {
+		f = &st->f[i];
+		f->gen = 1;
+		for (p = 0; p < NPAGES; p++)
+			ASSERT_EQ(0, write_page(f, p, 1))
+				TH_LOG("write %s: %s", f->path, strerror(errno));
+		ASSERT_EQ(0, fsync(f->fd));
+		for (pass = 0; pass < 2; pass++) {
+			ASSERT_EQ((ssize_t)FSIZE, pread(f->fd, buf, FSIZE, 0));
+			ASSERT_EQ(0, fnr_check(buf, FSIZE, 0, f->id, 1, why,
+					       sizeof(why))) TH_LOG("%s", why);
+		}
+	}
+}
+
+/* About 1/4 of MemAvailable, at most HOG_MAX. */
+static size_t hog_size(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *fp = fopen("/proc/meminfo", "r");
+
+	while (fp && fgets(line, sizeof(line), fp))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	if (fp)
+		fclose(fp);
+	if (!kb)
+		kb = 256 << 10;
+	kb /= 4;
+	return kb << 10 > HOG_MAX ? HOG_MAX : (kb << 10) & ~(PG - 1);
+}
+
+/* Probe the evictors @kind needs; false if the test was skipped. */
+static bool evictors_setup(struct __test_metadata *_metadata, struct race *r)
+{
+	struct er_file *f = &r->f[0];
+	int ret;
+
+	r->kinds = r->kind == EV_ALL ? (1U << EV_NR) - 1 : 1U << r->kind;
+	r->drop_fd = -1;
+	if (r->kinds & (1U << EV_PUNCH)) {
+		ret = fallocate(f->fd, FALLOC_FL_PUNCH_HOLE |
+				FALLOC_FL_KEEP_SIZE, FSIZE - PG, PG);
+		if (ret && errno == EOPNOTSUPP && r->kind == EV_PUNCH)
+			SKIP(return false, "hole punching not supported here");
+		if (ret && errno == EOPNOTSUPP) {
+			TH_LOG("no hole punching here, not mixed in");
+			r->kinds &= ~(1U << EV_PUNCH);
+		} else {
+			ASSERT_EQ(0, ret) TH_LOG("punch: %s", strerror(errno));
+			ASSERT_EQ(0, write_page(f, NPAGES - 1, 1));
+		}
+	}
+	if (r->kinds & (1U << EV_DROP)) {
+		r->drop_fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+		if (r->drop_fd < 0 && r->kind == EV_DROP)
+			SKIP(return false, "cannot open drop_caches: %s",
+			     strerror(errno));
+		if (r->drop_fd < 0) {
+			TH_LOG("no drop_caches (%s), not mixed in",
+			       strerror(errno));
+			r->kinds &= ~(1U << EV_DROP);
+		} else {
+			/* Bit 4: no kernel log line for every drop. */
+			ASSERT_EQ(2, pwrite(r->drop_fd, "4\n", 2, 0));
+		}
+	}
+	return true;
+}
+
+static void start_thread(struct __test_metadata *_metadata, pthread_t *th,
+			 void *(*fn)(void *), void *arg)
+{
+	int err = pthread_create(th, NULL, fn, arg);
+
+	ASSERT_EQ(0, err) TH_LOG("pthread_create: %s", strerror(err));
+}
+
+/* Let the race run for @seconds; a control run stops at a bad read. */
+static void race_wait(struct race *r, long seconds, bool control)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		usleep(10000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (control && __atomic_load_n(&r->bad, __ATOMIC_RELAXED))
+			break;
+	} while (!stopped(r) && t.tv_sec - t0.tv_sec < seconds);
+	__atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);
+}
+
+static void log_result(struct __test_metadata *_metadata, struct race *r,
+		       unsigned long reads, unsigned long long bytes)
+{
+	int k;
+
+	TH_LOG("%lu reads, %llu KiB checked, %lu bad reads",
+	       reads, bytes >> 10, r->bad);
+	TH_LOG("%lu evictions, %lu hog passes of %zu MiB",
+	       r->evictions, r->hog_passes, r->hog_bytes >> 20);
+	for (k = 1; k < BAD_NR; k++)
+		if (r->bad_kind[k])
+			TH_LOG("%lu bad reads [%s], the first: %s",
+			       r->bad_kind[k], bad_name[k], r->why[k]);
+}
+
+/* Fill the files, race readers, evictor and hog; return the bad reads. */
+static long race_run(struct __test_metadata *_metadata, struct er_state *st,
+		     enum evictor kind, long seconds, bool control)
+{
+	long i, nr = env_long("FNR_READERS", 2, 1, 64);
+	struct reader *rd = calloc(nr, sizeof(*rd));
+	struct race *r = calloc(1, sizeof(*r));
+	unsigned long reads = 0;
+	unsigned long long bytes = 0;
+	struct statfs sfs;
+	pthread_t ev, hog;
+	int j;
+
+	ASSERT_NE(NULL, rd);
+	ASSERT_NE(NULL, r);
+	r->f = st->f;
+	r->kind = kind;
+	/*
+	 * Control runs read a small hot set, so that most reads find flagged
+	 * folios and take the no-reference path that the race is about.
+	 */
+	r->span = control ? HOT_PAGES : NPAGES;
+	ASSERT_EQ(0, fstatfs(st->f[0].fd, &sfs));
+	r->tmpfs = sfs.f_type == TMPFS_MAGIC;
+	files_fill(_metadata, st);
+	if (!evictors_setup(_metadata, r)) {
+		free(r);
+		free(rd);
+		return -1;
+	}
+	r->hog_bytes = hog_size();
+	ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + 3));
+	for (i = 0; i < nr; i++) {
+		rd[i].r = r;
+		rd[i].idx = i;
+		rd[i].rng = 0x2545f4914f6cdd1dULL * (i + 1) ^ getpid();
+		rd[i].buf = malloc(MAX_READ);
+		ASSERT_NE(NULL, rd[i].buf);
+		for (j = 0; j < NFILES; j++) {
+			rd[i].fd[j] = open(st->f[j].path, O_RDONLY);
+			ASSERT_LE(0, rd[i].fd[j])
+				TH_LOG("open %s: %s", st->f[j].path,
+				       strerror(errno));
+		}
+		start_thread(_metadata, &rd[i].th, reader_fn, &rd[i]);
+	}
+	start_thread(_metadata, &ev, evictor_fn, r);
+	start_thread(_metadata, &hog, hog_fn, r);
+	pthread_barrier_wait(&r->start);
+	race_wait(r, seconds, control);
+
+	ASSERT_EQ(0, pthread_join(ev, NULL));
+	ASSERT_EQ(0, pthread_join(hog, NULL));
+	for (i = 0; i < nr; i++) {
+		ASSERT_EQ(0, pthread_join(rd[i].th, NULL));
+		reads += rd[i].reads;
+		bytes += rd[i].bytes;
+		for (j = 0; j < NFILES; j++)
+			EXPECT_EQ(0, close(rd[i].fd[j]));
+		free(rd[i].buf);
+	}
+	log_result(_metadata, r, reads, bytes);
+	ASSERT_FALSE(r->have_err) TH_LOG("%s", r->err);
+	ASSERT_LT(0, reads);
+	if (r->drop_fd >= 0)
+		EXPECT_EQ(0, close(r->drop_fd));
+	i = r->bad;
+	pthread_barrier_destroy(&r->start);
+	free(r);
+	free(rd);
+	return i;
+}
+
+/* Why a control run cannot see the injected bug on this filesystem. */
+static const char *control_unfit(enum evictor kind)
+{
+	struct statfs sfs;
+
+	if (statfs(fnr_testdir(), &sfs))
+		return NULL;
+	if (sfs.f_type == TMPFS_MAGIC)
+		return "tmpfs does not read through filemap_read()";
+	if (sfs.f_type == XFS_SUPER_MAGIC &&
+	    (kind == EV_TRUNCATE || kind == EV_PUNCH))
+		return "xfs serializes reads with truncate and punch (IOLOCK)";
+	return NULL;
+}
+
+static void files_remove(struct er_state *st)
+{
+	int i;
+
+	for (i = 0; i < NFILES; i++)
+		if (st->f[i].path[0])
+			unlink(st->f[i].path);
+}
+
+FIXTURE(evict)
+{
+	struct er_state st;
+};
+
+FIXTURE_VARIANT(evict)
+{
+	enum evictor kind;
+	bool control;		/* run with the RCU-deferred free off */
+};
+
+FIXTURE_VARIANT_ADD(evict, fadvise) { .kind = EV_FADVISE };
+FIXTURE_VARIANT_ADD(evict, truncate) { .kind = EV_TRUNCATE };
+FIXTURE_VARIANT_ADD(evict, punch) { .kind = EV_PUNCH };
+FIXTURE_VARIANT_ADD(evict, drop_caches) { .kind = EV_DROP };
+FIXTURE_VARIANT_ADD(evict, all) { .kind = EV_ALL };
+FIXTURE_VARIANT_ADD(evict, control_drop_caches) {
+	.kind = EV_DROP, .control = true
+};
+
+FIXTURE_VARIANT_ADD(evict, control_fadvise) {
+	.kind = EV_FADVISE, .control = true
+};
+
+FIXTURE_SETUP(evict)
+{
+	const char *no = getenv("FNR_SKIP_CONTROL");
+
+	if (variant->control && no && *no && strcmp(no, "0"))
+		SKIP(return, "FNR_SKIP_CONTROL is set");
+	no = variant->control ? control_unfit(variant->kind) : NULL;
+	if (no)
+		SKIP(return, "control run: %s", no);
+	if (variant->control && access(DEFER_FREE, W_OK))
+		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
+		     DEFER_FREE, strerror(errno));
+	files_create(_metadata, &self->st);
+}
+
+/* In the parent, so this also happens when the test dies. */
+FIXTURE_TEARDOWN_PARENT(evict)
+{
+	if (self->st.defer_off && write_str(DEFER_FREE, "1\n"))
+		TH_LOG("could not restore %s: %s", DEFER_FREE, strerror(errno));
+	files_remove(&self->st);
+}
+
+TEST_F_TIMEOUT(evict, race, 120)
+{
+	long secs = variant->control ?
+		    env_long("FNR_CONTROL_SECONDS", 30, 1, 90) :
+		    env_long("FNR_SECONDS", 4, 1, 90);
+	long bad;
+
+	if (variant->control) {
+		ASSERT_EQ(0, write_str(DEFER_FREE, "0\n"))
+			TH_LOG("write 0 to %s: %s", DEFER_FREE, strerror(errno));
+		self->st.defer_off = true;
+	}
+	bad = race_run(_metadata, &self->st, variant->kind, secs,
+		       variant->control);
+	if (variant->control) {
+		ASSERT_EQ(0, write_str(DEFER_FREE, "1\n"))
+			TH_LOG("restore %s: %s", DEFER_FREE, strerror(errno));
+		self->st.defer_off = false;
+	}
+	if (bad < 0)
+		return;		/* skipped */
+	if (variant->control) {
+		EXPECT_LT(0, bad)
+			TH_LOG("defer_free=0 but no bad read: %s",
+			       "the test could not detect the injected bug");
+	} else {
+		EXPECT_EQ(0, bad)
+			TH_LOG("readers copied freed or foreign memory");
+	}
+}
+
+TEST_HARNESS_MAIN
