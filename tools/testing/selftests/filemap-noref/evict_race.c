@@ -197,17 +197,6 @@ static int write_page(struct er_file *f, uint64_t p, uint32_t gen)
 	return 0;
 }
 
-static int evict_fadvise(struct er_file *f)
-{
-	int err;
-
-	if (fsync(f->fd))
-		return -1;
-	err = posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
-	errno = err;
-	return err ? -1 : 0;
-}
-
 /* Pages [@first, @first + @n) may read as holes until rewritten. */
 static void holes_begin(struct er_file *f, uint64_t first, uint64_t n)
 {
@@ -271,7 +260,7 @@ static int evict_one(struct race *r, enum evictor kind, struct er_file *f,
 {
 	switch (kind) {
 	case EV_FADVISE:
-		return evict_fadvise(f);
+		return fnr_drop_cache(f->fd);
 	case EV_TRUNCATE:
 		return evict_truncate(r, f);
 	case EV_PUNCH:

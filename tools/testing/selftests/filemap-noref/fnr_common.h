@@ -22,11 +22,14 @@
 #ifndef __FNR_COMMON_H
 #define __FNR_COMMON_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FNR_PAGE	4096UL
 #define FNR_CELLS	(FNR_PAGE / 8)
@@ -156,6 +159,58 @@ static inline const char *fnr_testdir(void)
 	const char *d = getenv("FNR_DIR");
 
 	return d && *d ? d : ".";
+}
+
+/* Write bytes [@off, @off + @len) of file @id, generation @gen, to @fd. */
+static inline int fnr_write_gen(int fd, uint64_t off, size_t len,
+				uint32_t id, uint32_t gen)
+{
+	char *buf = malloc(len ? len : 1);
+	size_t done = 0;
+	ssize_t r;
+
+	if (!buf)
+		return -1;
+	fnr_fill(buf, len, off, id, gen);
+	while (done < len) {
+		r = pwrite(fd, buf + done, len - done, off + done);
+		if (r <= 0)
+			break;
+		done += r;
+	}
+	free(buf);
+	return done == len ? 0 : -1;
+}
+
+/*
+ * Make the folios of [@off, @off + @len) hot: read them twice, each time
+ * through a freshly opened file.  A repeated read of the same folio through
+ * one file is not counted as a new access.
+ */
+static inline int fnr_make_hot(int fd, uint64_t off, size_t len)
+{
+	char path[64], *buf = malloc(len);
+	bool ok = buf;
+	int i, rfd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	for (i = 0; i < 2 && ok; i++) {
+		rfd = open(path, O_RDONLY);
+		ok = rfd >= 0 && pread(rfd, buf, len, off) == (ssize_t)len;
+		if (rfd >= 0)
+			close(rfd);
+	}
+	free(buf);
+	return ok ? 0 : -1;
+}
+
+/* Drop the clean page cache of @fd (a no-op on tmpfs). */
+static inline int fnr_drop_cache(int fd)
+{
+	if (fsync(fd))
+		return -1;
+	errno = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	return errno ? -1 : 0;
 }
 
 #endif /* __FNR_COMMON_H */

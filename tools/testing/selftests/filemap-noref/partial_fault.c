@@ -4,7 +4,7 @@
  * whether filemap_read() copies the data without a folio reference (hot
  * folios, PG_rcu_free, copied with page faults disabled or through a stack
  * buffer) or takes the normal path: the same byte count, errno, file
- * position and data.  Each case runs hot (after make_hot()) and cold
+ * position and data.  Each case runs hot (after fnr_make_hot()) and cold
  * (after dropping the page cache), and both results must match each other
  * and the exact expectation.
  *
@@ -65,51 +65,6 @@ struct res {
 	off_t pos;		/* file position after read(2) */
 };
 
-static int write_gen(int fd, uint64_t off, size_t len, uint32_t id,
-		     uint32_t gen)
-{
-	char *buf = malloc(len);
-	ssize_t r;
-
-	if (!buf)
-		return -1;
-	fnr_fill(buf, len, off, id, gen);
-	r = pwrite(fd, buf, len, off);
-	free(buf);
-	return r == (ssize_t)len ? 0 : -1;
-}
-
-/*
- * Make the folios of [@off, @off + @len) hot: read them twice, each time
- * through a freshly opened file.  A repeated read of the same folio through
- * one file is not counted as a new access.
- */
-static int make_hot(int fd, uint64_t off, size_t len)
-{
-	char path[64], *buf = malloc(len);
-	bool ok = buf;
-	int i, rfd;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	for (i = 0; i < 2 && ok; i++) {
-		rfd = open(path, O_RDONLY);
-		ok = rfd >= 0 && pread(rfd, buf, len, off) == (ssize_t)len;
-		if (rfd >= 0)
-			close(rfd);
-	}
-	free(buf);
-	return ok ? 0 : -1;
-}
-
-/* Drop the clean page cache of @fd (a no-op on tmpfs). */
-static int drop_cache(int fd)
-{
-	if (fsync(fd))
-		return -1;
-	errno = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	return errno ? -1 : 0;
-}
-
 FIXTURE(pf)
 {
 	char path[PATH_MAX];
@@ -125,7 +80,7 @@ FIXTURE_SETUP(pf)
 	ASSERT_LE(0, self->fd) TH_LOG("mkstemp(%s): %s", self->path,
 				      strerror(errno));
 	self->id = (getpid() & 0x7fff) | 0x8000;
-	ASSERT_EQ(0, write_gen(self->fd, 0, FSIZE, self->id, GEN));
+	ASSERT_EQ(0, fnr_write_gen(self->fd, 0, FSIZE, self->id, GEN));
 }
 
 /* In the parent, so that the file also goes when an ASSERT fails. */
@@ -244,10 +199,10 @@ static void hot_and_cold(struct __test_metadata *_metadata, int fd,
 {
 	struct res hot, cold;
 
-	ASSERT_EQ(0, make_hot(fd, 0, FSIZE))
+	ASSERT_EQ(0, fnr_make_hot(fd, 0, FSIZE))
 		TH_LOG("make_hot: %s", strerror(errno));
 	run_case(_metadata, fd, id, c, "hot", &hot);
-	ASSERT_EQ(0, drop_cache(fd))
+	ASSERT_EQ(0, fnr_drop_cache(fd))
 		TH_LOG("drop_cache: %s", strerror(errno));
 	run_case(_metadata, fd, id, c, "cold", &cold);
 

@@ -34,26 +34,6 @@
 #define RWF_NOWAIT	0x00000008
 #endif
 
-static int write_gen(int fd, uint64_t off, size_t len, uint32_t id,
-		     uint32_t gen)
-{
-	char *buf = malloc(len ? len : 1);
-	size_t done = 0;
-	ssize_t r;
-
-	if (!buf)
-		return -1;
-	fnr_fill(buf, len, off, id, gen);
-	while (done < len) {
-		r = pwrite(fd, buf + done, len - done, off + done);
-		if (r <= 0)
-			break;
-		done += r;
-	}
-	free(buf);
-	return done == len ? 0 : -1;
-}
-
 /* Returns the index of the first non-zero byte, or -1 if all are zero. */
 static ssize_t first_nonzero(const char *buf, size_t len)
 {
@@ -105,13 +85,6 @@ static bool read_sized(struct __test_metadata *_metadata, int fd,
 	return read_expect(_metadata, fd, off, len, want, id, gen);
 }
 
-/* Drop the clean page cache of @fd (a no-op on tmpfs). */
-static void drop_cache(int fd)
-{
-	fsync(fd);
-	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-}
-
 /* Shorthands for use inside TEST_F() bodies. */
 #define READ_EXPECT(off, len, want, gen) \
 	read_expect(_metadata, self->fd, (off), (len), (want), self->id, (gen))
@@ -159,7 +132,7 @@ TEST_F(rs, eof)
 	const size_t size = 3 * PG + 100;
 	char c;
 
-	ASSERT_EQ(0, write_gen(self->fd, 0, size, self->id, 1));
+	ASSERT_EQ(0, fnr_write_gen(self->fd, 0, size, self->id, 1));
 	ASSERT_TRUE(READ_EXPECT(0, size, size, 1));
 	EXPECT_EQ(0, pread(self->fd, &c, 1, size));
 	EXPECT_EQ(0, pread(self->fd, &c, 1, size + 1));
@@ -180,11 +153,11 @@ TEST_F(rs, page_boundaries)
 	uint64_t k, b;
 	int pass, i;
 
-	ASSERT_EQ(0, write_gen(self->fd, 0, size, self->id, 1));
+	ASSERT_EQ(0, fnr_write_gen(self->fd, 0, size, self->id, 1));
 	/* Pass 0 reads from the cache, pass 1 after dropping it. */
 	for (pass = 0; pass < 2; pass++) {
 		if (pass)
-			drop_cache(self->fd);
+			fnr_drop_cache(self->fd);
 		for (k = 1; k * PG < size; k++)
 			ASSERT_TRUE(READ_SIZED(k * PG - 7, 14, 1));
 		for (i = 0; i < 3; i++) {
@@ -207,7 +180,7 @@ TEST_F(rs, short_reads)
 	char buf[128];
 	int i;
 
-	ASSERT_EQ(0, write_gen(self->fd, 0, size, self->id, 1));
+	ASSERT_EQ(0, fnr_write_gen(self->fd, 0, size, self->id, 1));
 	EXPECT_TRUE(READ_EXPECT(size - 3000, 10000, 3000, 1));
 	EXPECT_TRUE(READ_EXPECT(0, 3 * PG, size, 1));
 	for (i = 1; i <= 10; i++)
@@ -231,7 +204,7 @@ TEST_F(rs, readv_iovecs)
 	ssize_t r;
 	int i, j;
 
-	ASSERT_EQ(0, write_gen(self->fd, 0, size, self->id, 1));
+	ASSERT_EQ(0, fnr_write_gen(self->fd, 0, size, self->id, 1));
 	for (i = 0; i < 4; i++) {
 		iov[i].iov_len = sz[i];
 		iov[i].iov_base = malloc(sz[i]);
@@ -242,7 +215,7 @@ TEST_F(rs, readv_iovecs)
 		total = 1 + 4095 + 4097 + 10000;
 		want = off + total > size ? size - off : total;
 		if (j == 2)
-			drop_cache(self->fd);
+			fnr_drop_cache(self->fd);
 		r = preadv(self->fd, iov, 4, off);
 		ASSERT_EQ((ssize_t)want, r) TH_LOG("preadv at %llu: %s",
 			(unsigned long long)off, strerror(errno));
@@ -264,7 +237,7 @@ TEST_F(rs, nowait_cached_and_uncached)
 	ssize_t r;
 
 	ASSERT_NE(NULL, buf);
-	ASSERT_EQ(0, write_gen(self->fd, 0, size, self->id, 1));
+	ASSERT_EQ(0, fnr_write_gen(self->fd, 0, size, self->id, 1));
 	ASSERT_TRUE(READ_EXPECT(0, size, size, 1));
 
 	r = preadv2(self->fd, &iov, 1, 0, RWF_NOWAIT);
@@ -276,7 +249,7 @@ TEST_F(rs, nowait_cached_and_uncached)
 					   strerror(errno));
 	EXPECT_DATA(buf, size, 0, 1);
 
-	drop_cache(self->fd);
+	fnr_drop_cache(self->fd);
 	memset(buf, 0, size);
 	r = preadv2(self->fd, &iov, 1, 0, RWF_NOWAIT);
 	if (r < 0) {
@@ -303,7 +276,7 @@ TEST_F(rs, odirect_mixed)
 	ASSERT_LE(0, dfd) TH_LOG("open O_DIRECT: %s", strerror(errno));
 	ASSERT_EQ(0, posix_memalign((void **)&buf, PG, size));
 
-	ASSERT_EQ(0, write_gen(self->fd, 0, size, self->id, 1));
+	ASSERT_EQ(0, fnr_write_gen(self->fd, 0, size, self->id, 1));
 	ASSERT_EQ(0, fsync(self->fd));
 	ASSERT_EQ((ssize_t)size, pread(dfd, buf, size, 0))
 		TH_LOG("O_DIRECT read: %s", strerror(errno));
@@ -347,7 +320,7 @@ TEST_F(rs, sparse_holes)
 
 	ASSERT_NE(NULL, buf);
 	ASSERT_EQ(0, ftruncate(self->fd, 8 * MB));
-	ASSERT_EQ(0, write_gen(self->fd, doff, 100, self->id, 1));
+	ASSERT_EQ(0, fnr_write_gen(self->fd, doff, 100, self->id, 1));
 
 	ASSERT_EQ((ssize_t)PG, pread(self->fd, buf, PG, 0));
 	EXPECT_EQ(-1, first_nonzero(buf, PG));
@@ -376,7 +349,7 @@ TEST_F(rs, truncate_down)
 	char *buf = malloc(size);
 
 	ASSERT_NE(NULL, buf);
-	ASSERT_EQ(0, write_gen(self->fd, 0, size, self->id, 1));
+	ASSERT_EQ(0, fnr_write_gen(self->fd, 0, size, self->id, 1));
 	ASSERT_TRUE(READ_EXPECT(0, size, size, 1));
 	ASSERT_EQ(0, ftruncate(self->fd, tsize));
 	EXPECT_TRUE(READ_EXPECT(0, size, tsize, 1));
@@ -399,7 +372,7 @@ TEST_F(rs, mmap_write_then_read)
 	const size_t size = 3 * PG;
 	char *map;
 
-	ASSERT_EQ(0, write_gen(self->fd, 0, size, self->id, 1));
+	ASSERT_EQ(0, fnr_write_gen(self->fd, 0, size, self->id, 1));
 	ASSERT_TRUE(READ_EXPECT(0, size, size, 1));
 	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   self->fd, 0);
@@ -460,7 +433,7 @@ TEST_F(rs, concurrent_overwrite)
 	ssize_t r;
 	size_t i;
 
-	ASSERT_EQ(0, write_gen(self->fd, 0, 3 * PG, self->id, 1));
+	ASSERT_EQ(0, fnr_write_gen(self->fd, 0, 3 * PG, self->id, 1));
 	ASSERT_EQ(0, pthread_create(&th, NULL, overwrite_fn, &w));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (elapsed_ns(&t0) < 300000000L) {

@@ -34,51 +34,6 @@
 #define ROUNDS	200
 #define CHUNK	(3 * PG + 100)	/* tee test: splice unaligned chunks */
 
-static int write_gen(int fd, uint64_t off, size_t len, uint32_t id,
-		     uint32_t gen)
-{
-	char *buf = malloc(len);
-	ssize_t r;
-
-	if (!buf)
-		return -1;
-	fnr_fill(buf, len, off, id, gen);
-	r = pwrite(fd, buf, len, off);
-	free(buf);
-	return r == (ssize_t)len ? 0 : -1;
-}
-
-/*
- * Make the folios of [@off, @off + @len) hot: read them twice, each time
- * through a freshly opened file.  A repeated read of the same folio through
- * one file is not counted as a new access.
- */
-static int make_hot(int fd, uint64_t off, size_t len)
-{
-	char path[64], *buf = malloc(len);
-	bool ok = buf;
-	int i, rfd;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	for (i = 0; i < 2 && ok; i++) {
-		rfd = open(path, O_RDONLY);
-		ok = rfd >= 0 && pread(rfd, buf, len, off) == (ssize_t)len;
-		if (rfd >= 0)
-			close(rfd);
-	}
-	free(buf);
-	return ok ? 0 : -1;
-}
-
-/* Drop the clean page cache of @fd (a no-op on tmpfs). */
-static int drop_cache(int fd)
-{
-	if (fsync(fd))
-		return -1;
-	errno = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	return errno ? -1 : 0;
-}
-
 /* Splice @len bytes from the pipe to @fd at @off, moving: 0 or -errno. */
 static int drain_to(const int pfd[2], int fd, loff_t off, size_t len)
 {
@@ -170,7 +125,7 @@ static bool check_at(struct __test_metadata *_metadata, int fd,
 /* CHECK() from the page cache, then again after dropping it. */
 #define CHECK_TWICE(f, what, len, soff, src, gen) do { \
 	CHECK(f, what, len, soff, src, gen); \
-	ASSERT_EQ(0, drop_cache(self->fd[f])) TH_LOG("%s", strerror(errno)); \
+	ASSERT_EQ(0, fnr_drop_cache(self->fd[f])) TH_LOG("%s", strerror(errno)); \
 	CHECK(f, what " reread", len, soff, src, gen); \
 } while (0)
 
@@ -178,8 +133,8 @@ TEST_F(sm, file_to_pipe_to_file_move)
 {
 	int pfd[2], a = 0, b = 1, r;
 
-	ASSERT_EQ(0, write_gen(self->fd[a], 0, ASIZE, self->id[a], 1));
-	ASSERT_EQ(0, make_hot(self->fd[a], 0, ASIZE));
+	ASSERT_EQ(0, fnr_write_gen(self->fd[a], 0, ASIZE, self->id[a], 1));
+	ASSERT_EQ(0, fnr_make_hot(self->fd[a], 0, ASIZE));
 	ASSERT_EQ(0, pipe2(pfd, O_NONBLOCK));
 
 	r = move_range(self->fd[a], 0, self->fd[b], 0, ASIZE, pfd);
@@ -193,7 +148,7 @@ TEST_F(sm, file_to_pipe_to_file_move)
 
 	CHECK_TWICE(b, "B", ASIZE, 0, a, 1);
 	CHECK_TWICE(a, "A", ASIZE, 0, a, 1);
-	ASSERT_EQ(0, make_hot(self->fd[a], 0, ASIZE));
+	ASSERT_EQ(0, fnr_make_hot(self->fd[a], 0, ASIZE));
 	CHECK(a, "A hot again", ASIZE, 0, a, 1);
 }
 
@@ -204,8 +159,8 @@ TEST_F(sm, file_to_pipe_to_pipe_tee)
 	loff_t off = 0;
 	ssize_t n;
 
-	ASSERT_EQ(0, write_gen(self->fd[a], 0, ASIZE, self->id[a], 1));
-	ASSERT_EQ(0, make_hot(self->fd[a], 0, ASIZE));
+	ASSERT_EQ(0, fnr_write_gen(self->fd[a], 0, ASIZE, self->id[a], 1));
+	ASSERT_EQ(0, fnr_make_hot(self->fd[a], 0, ASIZE));
 	ASSERT_EQ(0, pipe2(p1, O_NONBLOCK));
 	ASSERT_EQ(0, pipe2(p2, O_NONBLOCK));
 
@@ -272,8 +227,8 @@ TEST_F(sm, vmsplice_gift_shared_file_page)
 	struct iovec iov;
 	char *map, c;
 
-	ASSERT_EQ(0, write_gen(self->fd[d], 0, len, self->id[d], 1));
-	ASSERT_EQ(0, make_hot(self->fd[d], 0, len));
+	ASSERT_EQ(0, fnr_write_gen(self->fd[d], 0, len, self->id[d], 1));
+	ASSERT_EQ(0, fnr_make_hot(self->fd[d], 0, len));
 	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   self->fd[d], 0);
 	ASSERT_NE(MAP_FAILED, map) TH_LOG("mmap: %s", strerror(errno));
@@ -295,12 +250,12 @@ TEST_F(sm, vmsplice_gift_shared_file_page)
 	EXPECT_EQ(0, pread(self->fd[d], &c, 1, 0)) TH_LOG("D not empty");
 
 	/* Fresh data elsewhere, and in D, must read back right. */
-	ASSERT_EQ(0, write_gen(self->fd[f], 0, len, self->id[f], 2));
+	ASSERT_EQ(0, fnr_write_gen(self->fd[f], 0, len, self->id[f], 2));
 	CHECK(f, "F", len, 0, f, 2);
-	ASSERT_EQ(0, write_gen(self->fd[d], 0, len, self->id[d], 2));
+	ASSERT_EQ(0, fnr_write_gen(self->fd[d], 0, len, self->id[d], 2));
 	CHECK(d, "D gen 2", len, 0, d, 2);
 	CHECK(d, "D gen 2, read again", len, 0, d, 2);
-	ASSERT_EQ(0, make_hot(self->fd[d], 0, len));
+	ASSERT_EQ(0, fnr_make_hot(self->fd[d], 0, len));
 	CHECK(d, "D gen 2, hot", len, 0, d, 2);
 	CHECK(e, "E again", 2 * PG, PG, d, 1);
 }
@@ -347,8 +302,8 @@ TEST_F(sm, loop_while_reading)
 	pthread_t th;
 	loff_t off;
 
-	ASSERT_EQ(0, write_gen(self->fd[a], 0, ASIZE, self->id[a], 1));
-	ASSERT_EQ(0, make_hot(self->fd[a], 0, ASIZE));
+	ASSERT_EQ(0, fnr_write_gen(self->fd[a], 0, ASIZE, self->id[a], 1));
+	ASSERT_EQ(0, fnr_make_hot(self->fd[a], 0, ASIZE));
 	ASSERT_EQ(0, pipe2(pfd, O_NONBLOCK));
 	ASSERT_EQ(0, pthread_create(&th, NULL, reader_fn, &rd));
 	while (!__atomic_load_n(&rd.reads, __ATOMIC_RELAXED))
