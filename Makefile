@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 export DEBUG
 
-.PHONY: all check check-debug bench deps base apply quilt-check export clean help
+.PHONY: all check check-debug check-series bench deps base apply quilt-check export clean help
 
 all: help
 
@@ -16,6 +16,7 @@ help:
 	@echo "make apply        base tree + series in build/linux (for development)"
 	@echo "make export       build/linux commits back into patches/ and series"
 	@echo "make quilt-check  prove quilt push -a --fuzz=0 applies the series"
+	@echo "make check-series build after every patch, checkpatch --strict each"
 
 deps:
 	@scripts/deps.sh
@@ -29,6 +30,9 @@ check: base
 
 check-debug:
 	@$(MAKE) --no-print-directory check DEBUG=1
+
+check-series: base
+	@scripts/check-series.sh
 
 bench: base
 	@scripts/bench.sh
