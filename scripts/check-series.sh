@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # check-series.sh: bisectability and style. Apply the series one patch at a
-# time onto the base and build the guest kernel (the check flavor, with DEBUG_VM) after
-# each; stop at the first patch that breaks the build. Run checkpatch.pl
-# --strict on every patch and list what it reports (the changelogs explain
-# what is left).
+# time onto the base and build the guest kernel (check flavor, so with
+# DEBUG_VM) after each; stop at the first patch that breaks the build.
+# Run checkpatch.pl --strict on every patch and list what it reports (the
+# changelogs explain what is left).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
