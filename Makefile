@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 export DEBUG
 
-.PHONY: all check check-debug check-series bench deps base apply quilt-check export clean help
+.PHONY: all check check-debug check-series bench deps base apply quilt-check export sync-selftests clean help
 
 all: help
 
@@ -15,6 +15,8 @@ help:
 	@echo "make bench        base vs patched read benchmark (build/bench/)"
 	@echo "make apply        base tree + series in build/linux (for development)"
 	@echo "make export       build/linux commits back into patches/ and series"
+	@echo "make sync-selftests  fold tools/testing/selftests/filemap-noref/ into"
+	@echo "                  the selftests patch in build/linux (then make export)"
 	@echo "make quilt-check  prove quilt push -a --fuzz=0 applies the series"
 	@echo "make check-series build after every patch, checkpatch --strict each"
 
@@ -42,6 +44,9 @@ apply: base
 
 export:
 	@scripts/export.sh build/linux
+
+sync-selftests:
+	@scripts/sync-selftests.sh build/linux
 
 quilt-check: base
 	@scripts/quilt-check.sh

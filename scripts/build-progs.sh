@@ -15,7 +15,7 @@ theirs=$src/tools/testing/selftests/filemap-noref
 # Once the series carries the selftests, the tree's copy must be ours.
 if git -C "$src" ls-files --error-unmatch tools/testing/selftests/filemap-noref >/dev/null 2>&1; then
 	diff -r "$ours" "$theirs" >&2 ||
-		die "tools/testing/selftests/filemap-noref differs between the series and the project"
+		die "tools/testing/selftests/filemap-noref differs between the series and the project: run 'make sync-selftests export'"
 else
 	rm -rf "$theirs"
 	cp -r "$ours" "$theirs"
