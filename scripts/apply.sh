@@ -12,10 +12,7 @@ src=$BUILD/base/src
 git -C "$src" rev-parse -q --verify base >/dev/null ||
 	die "no base tree in $src: run scripts/get-base.sh (make base)"
 
-if [ ! -e "$dir" ]; then
-	git -C "$src" worktree prune
-	git -C "$src" worktree add -q --detach "$(realpath -m "$dir")" base
-fi
+base_worktree "$dir"
 cd "$dir"
 [ -d .git ] || [ -f .git ] || die "$dir exists but is not a git work tree"
 if [ -d "$(git rev-parse --git-path rebase-apply)" ]; then
@@ -34,14 +31,7 @@ git clean -q -fdx
 
 n=0
 while read -r p; do
-	[ -f "$TOP/patches/$p" ] || die "series names patches/$p, which does not exist"
-	if ! git am -q --3way "$TOP/patches/$p" >"$BUILD/am.log" 2>&1; then
-		files=$(git diff --name-only --diff-filter=U | tr '\n' ' ')
-		[ -n "$files" ] || files=$(sed -n 's/^error: patch failed: \([^:]*\):.*/\1/p; s/^error: \([^:]*\): does not exist in index/\1/p' "$BUILD/am.log" | sort -u | tr '\n' ' ')
-		cat "$BUILD/am.log" >&2
-		git am --abort
-		die "patches/$p does not apply to $dir (files: ${files:-see above})"
-	fi
+	am_patch "$PWD" "$p"
 	n=$((n + 1))
 done < <(series_patches)
 info "$dir: base + $n patch(es) applied"

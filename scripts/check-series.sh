@@ -12,10 +12,7 @@ set -euo pipefail
 src=$BUILD/series/src
 obj=$BUILD/series/obj
 # A scratch work tree of this script's own, reset to the base.
-if [ ! -e "$src" ]; then
-	git -C "$BUILD/base/src" worktree prune
-	git -C "$BUILD/base/src" worktree add -q --detach "$src" base
-fi
+base_worktree "$src"
 if [ -d "$(git -C "$src" rev-parse --git-path rebase-apply)" ]; then
 	git -C "$src" am --abort
 fi
@@ -25,11 +22,7 @@ git -C "$src" clean -q -fdx
 n=0
 while read -r p; do
 	n=$((n + 1))
-	if ! git -C "$src" am -q --3way "$TOP/patches/$p" >"$BUILD/am.log" 2>&1; then
-		cat "$BUILD/am.log" >&2
-		git -C "$src" am --abort
-		die "patches/$p does not apply on top of the patches before it"
-	fi
+	am_patch "$src" "$p"
 	info "[$n] $p: building"
 	"$TOP/scripts/build-kernel.sh" "$src" "$obj" check >/dev/null ||
 		die "the build breaks at patches/$p (log: $obj/build.log)"
