@@ -19,6 +19,18 @@ function median(list,    v, n, i, j, t) {
 		split($i, f, "=")
 		kv[f[1]] = f[2]
 	}
+	if (job == "bench-pending") {
+		# One line carries several figures: one row per figure.
+		n = split("avg_mib avg MiB peak_mib peak MiB throughput_mibs throughput MiB/s drain_ms drain_ms ms expedited expedited count", pm, " ")
+		for (i = 1; i < n; i += 3) {
+			if (!(pm[i] in kv))
+				continue
+			key = "pending\t" kv["fs"] "\t" kv["size"] "\t" kv["threads"] "\t" pm[i + 1]
+			add(key, kernel, kv[pm[i]])
+			unit[key] = pm[i + 2]
+		}
+		next
+	}
 	if (job == "bench-icount") {
 		key = "icount\t" kv["fs"] "\t" kv["size"] "\t" kv["threads"] "\t" kv["dest"]
 		val = kv["ns_per_op"]
@@ -26,6 +38,10 @@ function median(list,    v, n, i, j, t) {
 		key = "contention\t" kv["fs"] "\t" kv["size"] "\t" kv["threads"] "\t" kv["mode"]
 		val = kv["per_thread_ops_per_s"]
 	}
+	add(key, kernel, val)
+}
+
+function add(key, kernel, val) {
 	if (!(key in seen)) {
 		seen[key] = 1
 		order[++nkeys] = key
@@ -33,21 +49,29 @@ function median(list,    v, n, i, j, t) {
 	vals[key, kernel] = vals[key, kernel] " " val
 }
 
-function row(key, b, p, unit, rb, rp) {
-	printf "%s\t%s\t%s\t%.4f\t%s\n", key, b, p, p / b, unit > tsv
+# The ratio is "-" where base is 0 (nothing is ever pending on base).
+function row(key, b, p, unit, rb, rp,    r) {
+	r = b + 0 == 0 ? "-" : sprintf("%.4f", p / b)
+	printf "%s\t%s\t%s\t%s\t%s\n", key, b, p, r, unit > tsv
 	split(key, k, "\t")
-	printf "%-10s %-6s %8s %3s %-6s %14s %14s %7.4f %-12s%s\n",
-		k[1], k[2], k[3], k[4], k[5], b, p, p / b, unit,
+	printf "%-10s %-8s %8s %3s %-10s %14s %14s %7s %-12s%s\n",
+		k[1], k[2], k[3], k[4], k[5], b, p, r, unit,
 		rb == "" ? "" : "  base " rb "  patched " rp
 }
 
 END {
 	print "kind\tfs\tsize\tthreads\tmode\tbase\tpatched\tratio\tunit" > tsv
-	printf "%-10s %-6s %8s %3s %-6s %14s %14s %7s %-12s\n",
+	printf "%-10s %-8s %8s %3s %-10s %14s %14s %7s %-12s\n",
 		"kind", "fs", "size", "thr", "mode", "base", "patched", "ratio", "unit"
 	for (i = 1; i <= nkeys; i++) {
 		key = order[i]
 		split(key, k, "\t")
+		if (k[1] == "pending") {
+			b = median(vals[key, "base"]); rb = lo "-" hi
+			p = median(vals[key, "patched"]); rp = lo "-" hi
+			row(key, b, p, unit[key], rb, rp)
+			continue
+		}
 		if (k[1] == "icount") {
 			row(key, median(vals[key, "base"]), median(vals[key, "patched"]), "insn/read")
 			continue

@@ -1,16 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # bench.sh: build the base and the patched kernel (same config), boot each,
-# and measure pread() of cached files two ways:
+# and measure:
 #  - icount: one vCPU under -icount shift=0,sleep=off, where guest time
 #    counts instructions; instructions per read, deterministic;
 #  - contention: all host CPUs as vCPUs, all threads on one file (same) or
-#    one file each (sep); ROUNDS alternating base/patched boots, median.
+#    one file each (sep); ROUNDS alternating base/patched boots, median;
+#  - pending: freed memory waiting for a grace period under churn, and the
+#    churn throughput; PENDING_ROUNDS alternating boots, median.
+# BENCH_JOBS picks a subset (default: icount contention pending).
 # Prints a table and writes build/bench/results.tsv.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 rounds=${ROUNDS:-5}
+pending_rounds=${PENDING_ROUNDS:-3}
+jobs=${BENCH_JOBS:-icount contention pending}
 out=$BUILD/bench
 "$TOP/scripts/get-base.sh" >/dev/null
 "$TOP/scripts/apply.sh" "$BUILD/patched/src"
@@ -28,11 +33,26 @@ run() {	# run KERNEL(base|patched) JOB RUNDIR
 	grep "^FNR-BENCH " "$out/$3/results.log" | sed "s/^/$1 $2 /" >>"$out/raw.txt"
 }
 
-ICOUNT=1 run base bench-icount icount-base
-ICOUNT=1 run patched bench-icount icount-patched
-for r in $(seq "$rounds"); do
-	run base bench-contention "contention-base-$r"
-	run patched bench-contention "contention-patched-$r"
+for job in $jobs; do
+	case $job in
+	icount)
+		ICOUNT=1 run base bench-icount icount-base
+		ICOUNT=1 run patched bench-icount icount-patched
+		;;
+	contention)
+		for r in $(seq "$rounds"); do
+			run base bench-contention "contention-base-$r"
+			run patched bench-contention "contention-patched-$r"
+		done
+		;;
+	pending)
+		for r in $(seq "$pending_rounds"); do
+			run base bench-pending "pending-base-$r"
+			run patched bench-pending "pending-patched-$r"
+		done
+		;;
+	*) die "BENCH_JOBS: unknown job '$job' (icount, contention, pending)" ;;
+	esac
 done
 
 awk -f "$TOP/scripts/bench-table.awk" -v tsv="$out/results.tsv" "$out/raw.txt"

@@ -5,8 +5,9 @@
 # the patched kernel and run them in the guest on ext4, xfs and tmpfs.
 # Ends with "N passed, N failed, N skipped"; exits non-zero on any failure,
 # a kernel splat or a hung guest. A second boot runs the control runs
-# (freed memory read on purpose; they pass when they find it). DEBUG=1
-# uses the debug kernel config and has no control boot.
+# (freed memory read on purpose; they pass when they find it). Two boots
+# with 512 MiB run the OOM test on the base and the patched kernel. DEBUG=1
+# uses the debug kernel config and has neither control nor OOM boots.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -23,6 +24,9 @@ out=$BUILD/check$suffix
 "$TOP/scripts/get-base.sh" >/dev/null
 "$TOP/scripts/apply.sh" "$src"
 "$TOP/scripts/build-kernel.sh" "$src" "$obj" check
+if [ "${DEBUG:-0}" != 1 ]; then
+	"$TOP/scripts/build-kernel.sh" "$BUILD/base/src" "$BUILD/base/obj-check" check
+fi
 "$TOP/scripts/build-progs.sh" "$src" "$BUILD/progs"
 "$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs.cpio.gz" "$BUILD/progs"
 mkdir -p "$out"
@@ -55,16 +59,43 @@ if [ "${DEBUG:-0}" != 1 ]; then
 	awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/control/results.log"
 fi
 
+# The OOM test: the same small-memory workload on the base and on the
+# patched kernel (both the check flavor); OOM-kill reports are expected.
+# Not on the debug kernel, whose KASAN shadow changes the memory picture.
+oom_ok=1
+rm -rf "$out"/oom-*
+mkdir -p "$out/oom"
+: >"$out/oom/results.tap"
+if [ "${DEBUG:-0}" != 1 ]; then
+	for k in base patched; do
+		info "guest: OOM test on the $k kernel, 512 MiB (console: $out/oom-$k/console.log)"
+		OOM_OK=1 MEM=512 APPEND="$append" "$TOP/scripts/run-guest.sh" \
+			"$BUILD/$k/obj-check/arch/x86/boot/bzImage" \
+			"$BUILD/initramfs.cpio.gz" oom "$out/oom-$k" || oom_ok=0
+		touch "$out/oom-$k/results.log"
+		grep '^FNR-OOM ' "$out/oom-$k/results.log" | sed "s/^/$k: /" || oom_ok=0
+	done
+	awk -f "$TOP/scripts/oom-compare.awk" "$out/oom-base/results.log" \
+		"$out/oom-patched/results.log" >"$out/oom/results.tap"
+	cat "$out/oom/results.tap"
+fi
+
 read -r hp hf hs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/host.log")
+read -r op of os < <(cat "$out"/oom-*/results.log "$out/oom/results.tap" 2>/dev/null |
+	awk -f "$TOP/scripts/tap-summary.awk")
 read -r gp gf gs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/results.log")
 read -r cp cf cs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/control/results.log")
-pass=$((hp + gp + cp)) fail=$((hf + gf + cf)) skip=$((hs + gs + cs))
+pass=$((hp + gp + cp + op)) fail=$((hf + gf + cf + of)) skip=$((hs + gs + cs + os))
 if [ $host_ok = 0 ]; then
 	echo "FAILED: run_tests on the host (see $out/host.log)" >&2
 	fail=$((fail + 1))
 fi
 if [ $control_ok = 0 ]; then
 	echo "FAILED: the control boot (timeout or unclean end, see above)" >&2
+	fail=$((fail + 1))
+fi
+if [ $oom_ok = 0 ]; then
+	echo "FAILED: an OOM test boot (timeout, unclean end or kernel splat, see above)" >&2
 	fail=$((fail + 1))
 fi
 if [ $guest_ok = 0 ]; then

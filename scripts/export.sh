@@ -16,7 +16,7 @@ n=$(git -C "$dir" rev-list --count base..HEAD)
 [ "$n" -gt 0 ] || die "$dir has no commits on top of base"
 cover=$TOP/Documentation/cover-letter.txt
 [ -f "$cover" ] || die "$cover is missing"
-prefix=$(sed -n 's/^PREFIX=//p' "$cover" | head -n 1)
+prefix=$(awk '/^PREFIX=/ { print substr($0, 8); exit }' "$cover")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -24,9 +24,9 @@ git -C "$dir" format-patch -q --zero-commit --no-signature --cover-letter \
 	--base=base --subject-prefix="${prefix:-PATCH}" -o "$tmp" base..HEAD
 
 # Fill the cover letter from the text file, and date it like the last patch.
-subject=$(grep -v '^PREFIX=' "$cover" | head -n 1)
+subject=$(awk '!/^PREFIX=/ { print; exit }' "$cover")
 last=$(ls "$tmp"/0*.patch | tail -n 1)
-date=$(sed -n 's/^Date: //p' "$last" | head -n 1)
+date=$(awk '/^Date: / { print substr($0, 7); exit }' "$last")
 awk -v subj="$subject" -v date="$date" -v body="$cover" '
 	/^Date: / && !d { print "Date: " date; d = 1; next }
 	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subj) }

@@ -25,7 +25,7 @@ need_cmd() {
 }
 
 # The project identity (MAINTAINERS) commits the applied patches.
-IDENT=$(sed -n 's/^M:[[:space:]]*//p' "$TOP/MAINTAINERS" | head -n 1)
+IDENT=$(awk '/^M:/ { sub(/^M:[[:space:]]*/, ""); print; exit }' "$TOP/MAINTAINERS")
 export GIT_COMMITTER_NAME=${IDENT% <*}
 export GIT_COMMITTER_EMAIL=${IDENT##*<}
 GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL%>}

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # splat-scan.sh CONSOLE_LOG: fail, showing each report with some context,
 # if the kernel console has an oops, BUG, WARNING, KASAN, lockdep, RCU or
-# bad-page report.
+# bad-page report (OOM_OK=1: OOM-kill reports are expected).
 set -euo pipefail
 
 if [ $# -ne 1 ] || [ ! -r "$1" ]; then
@@ -13,8 +13,18 @@ pat='Oops|BUG:|WARNING:|KASAN:|UBSAN:|Kernel panic|general protection fault'
 pat+='|possible recursive locking|possible circular locking|inconsistent lock state'
 pat+='|suspicious RCU usage|rcu_.*detected stall|blocked for more than|Bad page'
 pat+='|page dumped because|Call Trace:'
-if grep -qE "$pat" "$1"; then
+# OOM_OK=1: an OOM kill's report (it has a Call Trace) is expected; it runs
+# from "invoked oom-killer" to "Out of memory: Killed process".
+log=$1
+if [ "${OOM_OK:-0}" = 1 ]; then
+	log=$(mktemp)
+	trap 'rm -f "$log"' EXIT
+	awk '/invoked oom-killer:/ { skip = 1 }
+		!skip { print }
+		/[Oo]ut of memory: Killed process/ { skip = 0 }' "$1" >"$log"
+fi
+if grep -qE "$pat" "$log"; then
 	echo "error: kernel splat in $1:" >&2
-	grep -nE -B2 -A12 "$pat" "$1" | head -n 120 >&2
+	grep -nE -B2 -A12 "$pat" "$log" | awk 'NR <= 120' >&2
 	exit 1
 fi

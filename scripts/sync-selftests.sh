@@ -26,7 +26,7 @@ if git diff --cached --quiet; then
 	info "$dir: the selftests patch is up to date"
 	exit 0
 fi
-old=$(git log --format=%H --grep="^$subject\$" base..HEAD | head -n 1)
+old=$(git log -1 --format=%H --grep="^$subject\$" base..HEAD)
 if [ -z "$old" ]; then
 	git commit -q -s -F - <<MSG
 $subject

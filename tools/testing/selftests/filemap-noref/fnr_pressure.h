@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the deferred-free pressure tests and benchmarks: read
+ * /proc/vmstat and /proc/meminfo, and churn files (write, read twice so the
+ * folios become hot, truncate) in child processes.
+ */
+#ifndef __FNR_PRESSURE_H
+#define __FNR_PRESSURE_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#define FNR_MIB		(1UL << 20)
+#define FNR_CHUNK	FNR_MIB
+#define FNR_PENDING	"nr_rcu_free_pending"
+#define FNR_EXPEDITED	"rcu_free_expedited"
+#define FNR_EXPEDITE_SYSCTL "/proc/sys/vm/rcu_free_expedite_pages"
+
+static inline double fnr_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Value of "@name value" in @file (/proc/vmstat) or "@name: value kB" in
+ * /proc/meminfo; -1 if there is no such line.
+ */
+static inline long fnr_proc_value(const char *file, const char *name)
+{
+	static char buf[16384];
+	size_t n = strlen(name);
+	ssize_t len;
+	char *p;
+	int fd;
+
+	fd = open(file, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, name, n) && (p[n] == ' ' || p[n] == ':'))
+			return atol(p + n + 1 + strspn(p + n + 1, " :"));
+	}
+	return -1;
+}
+
+static inline long fnr_vmstat(const char *name)
+{
+	return fnr_proc_value("/proc/vmstat", name);
+}
+
+/* Fold the per-CPU vmstat deltas so that counters are exact. */
+static inline int fnr_stat_refresh(void)
+{
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, "1", 1) == 1 ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/* Pages waiting for a grace period, exact; -1 without the counter. */
+static inline long fnr_pending_exact(void)
+{
+	if (fnr_vmstat(FNR_PENDING) < 0)
+		return -1;
+	fnr_stat_refresh();
+	return fnr_vmstat(FNR_PENDING);
+}
+
+static inline int fnr_write_long(const char *path, long v)
+{
+	char s[32];
+	int fd = open(path, O_WRONLY);
+	int n, ret;
+
+	if (fd < 0)
+		return -1;
+	n = snprintf(s, sizeof(s), "%ld", v);
+	ret = write(fd, s, n) == n ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+static inline long fnr_read_long(const char *path)
+{
+	char s[32] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, s, sizeof(s) - 1);
+	close(fd);
+	return n > 0 ? atol(s) : -1;
+}
+
+/*
+ * Wait until no page waits for a grace period any more, up to @timeout
+ * seconds.  Returns the seconds it took, or -1 on timeout.
+ */
+static inline double fnr_wait_drained(double timeout)
+{
+	double t0 = fnr_now();
+
+	while (fnr_pending_exact() > 0) {
+		if (fnr_now() - t0 > timeout)
+			return -1;
+		usleep(1000);
+	}
+	return fnr_now() - t0;
+}
+
+enum fnr_churn_kind {
+	FNR_CHURN_MEMFD,	/* memfd: write, read twice, truncate */
+	FNR_CHURN_FILE,		/* file in a directory: the same */
+	FNR_CHURN_FADVISE,	/* written once; read twice, fadvise DONTNEED */
+};
+
+/*
+ * Read [0, @size) of @fd twice, each time through a fresh open file (the
+ * second read of a folio through another file makes it hot).
+ */
+static inline int fnr_read_twice(int fd, size_t size, char *buf)
+{
+	char path[64];
+	int i, rfd;
+	size_t off;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	for (i = 0; i < 2; i++) {
+		rfd = open(path, O_RDONLY);
+		if (rfd < 0)
+			return -1;
+		for (off = 0; off < size; off += FNR_CHUNK)
+			if (pread(rfd, buf, FNR_CHUNK, off) != (ssize_t)FNR_CHUNK) {
+				close(rfd);
+				return -1;
+			}
+		close(rfd);
+	}
+	return 0;
+}
+
+static inline int fnr_write_all(int fd, size_t size, char *buf)
+{
+	size_t off;
+
+	for (off = 0; off < size; off += FNR_CHUNK)
+		if (pwrite(fd, buf, FNR_CHUNK, off) != (ssize_t)FNR_CHUNK)
+			return -1;
+	return 0;
+}
+
+/*
+ * One churner: cycle a @size file of @kind (in @dir unless memfd) until
+ * *@stop, adding the bytes cycled to *@bytes.  Runs in a child process;
+ * returns its exit status.
+ */
+static inline int fnr_churn(enum fnr_churn_kind kind, const char *dir,
+			    int id, size_t size, volatile int *stop,
+			    volatile uint64_t *bytes)
+{
+	char path[4096], *buf = malloc(FNR_CHUNK);
+	int fd;
+
+	if (!buf)
+		return 1;
+	memset(buf, 0x5a ^ id, FNR_CHUNK);
+	if (kind == FNR_CHURN_MEMFD) {
+		fd = memfd_create("fnr_churn", 0);
+	} else {
+		snprintf(path, sizeof(path), "%s/fnr_churn.%d", dir, id);
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd >= 0)
+			unlink(path);
+	}
+	if (fd < 0)
+		return 1;
+	if (kind == FNR_CHURN_FADVISE &&
+	    (fnr_write_all(fd, size, buf) || fsync(fd)))
+		return 1;
+	while (!*stop) {
+		if (kind != FNR_CHURN_FADVISE && fnr_write_all(fd, size, buf))
+			return 1;
+		if (fnr_read_twice(fd, size, buf))
+			return 1;
+		if (kind == FNR_CHURN_FADVISE) {
+			if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+				return 1;
+		} else if (ftruncate(fd, 0)) {
+			return 1;
+		}
+		__atomic_add_fetch(bytes, size, __ATOMIC_RELAXED);
+	}
+	close(fd);
+	return 0;
+}
+
+struct fnr_churners {
+	int n;
+	pid_t pid[64];
+	struct {
+		volatile int stop;
+		volatile uint64_t bytes;
+	} *shared;
+};
+
+/* Start @n churners; 0 on success. */
+static inline int fnr_churn_start(struct fnr_churners *c, int n,
+				  enum fnr_churn_kind kind, const char *dir,
+				  size_t size)
+{
+	int i;
+
+	if (n > 64)
+		return -1;
+	c->n = 0;
+	c->shared = mmap(NULL, sizeof(*c->shared), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c->shared == MAP_FAILED)
+		return -1;
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return -1;
+		if (!pid)
+			_exit(fnr_churn(kind, dir, i, size, &c->shared->stop,
+					&c->shared->bytes));
+		c->pid[c->n++] = pid;
+	}
+	return 0;
+}
+
+/*
+ * Stop the churners and reap them.  Returns how many did not exit with
+ * status 0; *@killed (if not NULL) gets how many were killed by SIGKILL.
+ */
+static inline int fnr_churn_stop(struct fnr_churners *c, int *killed)
+{
+	int i, status, bad = 0;
+
+	c->shared->stop = 1;
+	if (killed)
+		*killed = 0;
+	for (i = 0; i < c->n; i++) {
+		if (waitpid(c->pid[i], &status, 0) < 0 ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			bad++;
+		if (killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+			(*killed)++;
+	}
+	return bad;
+}
+
+#endif /* __FNR_PRESSURE_H */

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pages waiting for an RCU grace period must be counted, bounded and never
+ * lost.
+ *
+ * A hot page cache folio freed under filemap-noref waits for a grace period
+ * on a per-CPU list, counted in nr_rcu_free_pending (/proc/vmstat) and
+ * RcuFreePending (/proc/meminfo).  These tests check that the counter rises
+ * when hot files are truncated and comes back to exactly 0 (no queued page
+ * leaked), that vm.rcu_free_expedite_pages starts expedited grace periods
+ * (and 0 stops them), and that the lists of a CPU taken offline still drain.
+ *
+ * They skip on kernels without the counter, and on tmpfs, whose folios are
+ * not deferred.  Environment: FNR_DIR, FNR_SECONDS (default 3).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sched.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
+#include "../kselftest_harness.h"
+#include "fnr_common.h"
+#include "fnr_pressure.h"
+
+#define HOT_SIZE	(16 * FNR_MIB)	/* 4096 pages, 4x the expedite limit */
+#define DRAIN_TIMEOUT	5.0		/* seconds; TCG guests are slow */
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+
+static int seconds(void)
+{
+	const char *s = getenv("FNR_SECONDS");
+
+	return s && atoi(s) > 0 ? atoi(s) : 3;
+}
+
+static bool pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return !sched_setaffinity(0, sizeof(set), &set);
+}
+
+FIXTURE(pressure) {
+	char path[4096];
+	long expedite_pages;	/* sysctl value to restore, -1 if none */
+	bool offlined;		/* CPU 1 may need to come back online */
+};
+
+FIXTURE_SETUP(pressure)
+{
+	struct statfs sfs;
+
+	self->expedite_pages = -1;
+	snprintf(self->path, sizeof(self->path), "%s/fnr_pressure.%d",
+		 fnr_testdir(), getpid());
+	if (fnr_vmstat(FNR_PENDING) < 0)
+		SKIP(return, "no " FNR_PENDING " in /proc/vmstat: kernel without CONFIG_PAGECACHE_RCU_FREE");
+	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
+	if (sfs.f_type == TMPFS_MAGIC)
+		SKIP(return, "tmpfs folios are not deferred");
+	self->expedite_pages = fnr_read_long(FNR_EXPEDITE_SYSCTL);
+	ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT));
+}
+
+FIXTURE_TEARDOWN(pressure)
+{
+	if (self->expedite_pages >= 0)
+		fnr_write_long(FNR_EXPEDITE_SYSCTL, self->expedite_pages);
+	unlink(self->path);
+	if (self->offlined)
+		fnr_write_long(CPU1_ONLINE, 1);
+}
+
+/*
+ * Create a hot HOT_SIZE file, truncate it and return the pending pages seen
+ * right after the truncate (-1 on error).
+ */
+static long truncate_hot(const char *path)
+{
+	char *buf = malloc(FNR_CHUNK);
+	long pending = -1;
+	int fd;
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || !buf)
+		goto out;
+	memset(buf, 0xa5, FNR_CHUNK);
+	if (fnr_write_all(fd, HOT_SIZE, buf) || fsync(fd) ||
+	    fnr_read_twice(fd, HOT_SIZE, buf) || ftruncate(fd, 0))
+		goto out;
+	pending = fnr_pending_exact();
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return pending;
+}
+
+/* Both interfaces show the counter. */
+TEST_F(pressure, counter_visible)
+{
+	long kb = fnr_proc_value("/proc/meminfo", "RcuFreePending");
+
+	ASSERT_LE(0, kb) TH_LOG("no RcuFreePending line in /proc/meminfo");
+	ASSERT_LE(0, fnr_vmstat(FNR_PENDING));
+}
+
+/*
+ * Churn hot files from two processes, sampling the counter; it must rise
+ * (otherwise this test checks nothing) and come back to exactly 0.
+ */
+TEST_F(pressure, counter_returns_to_zero)
+{
+	struct fnr_churners c;
+	long v, peak = 0;
+	double t0, drain;
+
+	ASSERT_EQ(0, fnr_churn_start(&c, 2, FNR_CHURN_FILE, fnr_testdir(),
+				     16 * FNR_MIB));
+	t0 = fnr_now();
+	while (fnr_now() - t0 < seconds()) {
+		v = fnr_vmstat(FNR_PENDING);
+		if (v > peak)
+			peak = v;
+		usleep(2000);
+	}
+	ASSERT_EQ(0, fnr_churn_stop(&c, NULL));
+	drain = fnr_wait_drained(DRAIN_TIMEOUT);
+	TH_LOG("%.1f MiB churned, peak %ld pages pending, drained in %.0f ms",
+	       (double)c.shared->bytes / FNR_MIB, peak, drain * 1000);
+	ASSERT_LT(0, c.shared->bytes);
+	EXPECT_LT(0, peak) TH_LOG("no page ever pending: is deferral off?");
+	ASSERT_LE(0, drain) TH_LOG("%ld pages still pending after %.0f s",
+				   fnr_pending_exact(), DRAIN_TIMEOUT);
+	ASSERT_EQ(0, fnr_pending_exact());
+}
+
+/*
+ * Truncating 4096 hot pages on one CPU crosses the default limit of 1024
+ * and starts an expedited grace period; with the limit at 0 none starts.
+ */
+TEST_F(pressure, expedite_limit)
+{
+	long before, pending;
+
+	if (self->expedite_pages < 0)
+		SKIP(return, "no " FNR_EXPEDITE_SYSCTL);
+	if (fnr_vmstat(FNR_EXPEDITED) < 0)
+		SKIP(return, "no " FNR_EXPEDITED " in /proc/vmstat (CONFIG_VM_EVENT_COUNTERS off)");
+	ASSERT_TRUE(pin_to(0));
+
+	ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 1024));
+	before = fnr_vmstat(FNR_EXPEDITED);
+	pending = truncate_hot(self->path);
+	ASSERT_LE(0, pending);
+	ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT));
+	TH_LOG("limit 1024: %ld expedited grace periods, %ld pages pending after truncate",
+	       fnr_vmstat(FNR_EXPEDITED) - before, pending);
+	EXPECT_LT(before, fnr_vmstat(FNR_EXPEDITED));
+
+	ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 0));
+	before = fnr_vmstat(FNR_EXPEDITED);
+	pending = truncate_hot(self->path);
+	ASSERT_LE(0, pending);
+	ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT));
+	TH_LOG("limit 0: %ld expedited grace periods, %ld pages pending after truncate",
+	       fnr_vmstat(FNR_EXPEDITED) - before, pending);
+	EXPECT_EQ(before, fnr_vmstat(FNR_EXPEDITED));
+}
+
+/*
+ * Queue pages on CPU 1 (no expediting, so they wait for a normal grace
+ * period), take CPU 1 offline at once: its lists must still drain and the
+ * counter come back to exactly 0.
+ */
+TEST_F(pressure, cpu_offline_drains)
+{
+	long pending = 0;
+	int try;
+
+	if (access(CPU1_ONLINE, W_OK) || fnr_read_long(CPU1_ONLINE) != 1)
+		SKIP(return, "CPU 1 cannot be taken offline here");
+	if (self->expedite_pages >= 0)
+		ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 0));
+
+	for (try = 0; try < 5 && pending <= 0; try++) {
+		ASSERT_TRUE(pin_to(1));
+		pending = truncate_hot(self->path);
+		ASSERT_TRUE(pin_to(0));
+		self->offlined = true;
+		ASSERT_EQ(0, fnr_write_long(CPU1_ONLINE, 0));
+		ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT))
+			TH_LOG("%ld pages still pending %.0f s after CPU 1 went offline",
+			       fnr_pending_exact(), DRAIN_TIMEOUT);
+		ASSERT_EQ(0, fnr_pending_exact());
+		ASSERT_EQ(0, fnr_write_long(CPU1_ONLINE, 1));
+	}
+	TH_LOG("%ld pages were pending when CPU 1 went offline (try %d)",
+	       pending, try);
+	ASSERT_LT(0, pending) TH_LOG("never caught pages pending on CPU 1");
+}
+
+TEST_HARNESS_MAIN
