@@ -57,3 +57,7 @@ done
 
 awk -f "$TOP/scripts/bench-table.awk" -v tsv="$out/results.tsv" "$out/raw.txt"
 info "results: $out/results.tsv (raw lines: $out/raw.txt)"
+case " $jobs " in
+*" icount "* | *" contention "*)
+	"$TOP/scripts/bench-chart.sh" "$out/results.tsv" "$out" ;;
+esac

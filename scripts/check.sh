@@ -23,6 +23,8 @@ out=$BUILD/check$suffix
 
 "$TOP/scripts/get-base.sh" >/dev/null
 "$TOP/scripts/apply.sh" "$src"
+cmp -s "$TOP/Documentation/filemap-noref.rst" "$src/Documentation/mm/filemap-noref.rst" ||
+	die "Documentation/filemap-noref.rst differs from the series' Documentation/mm/filemap-noref.rst: run 'make export'"
 "$TOP/scripts/build-kernel.sh" "$src" "$obj" check
 if [ "${DEBUG:-0}" != 1 ]; then
 	"$TOP/scripts/build-kernel.sh" "$BUILD/base/src" "$BUILD/base/obj-check" check

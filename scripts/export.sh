@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # export.sh [DIR]: turn the commits base..HEAD of the kernel work tree DIR
-# (default build/linux) into patches/ and series. The cover letter's
+# (default build/linux) into patches/ and series, and copy its
+# Documentation/mm/filemap-noref.rst to Documentation/. The cover letter's
 # subject and text come from Documentation/cover-letter.txt (first line the
 # subject, then a blank line, then the text). Output is reproducible:
 # zero commit ids, no signature, dates from the commits.
@@ -45,4 +46,6 @@ cp "$tmp"/*.patch "$TOP/patches/"
 	echo "# quilt series for the filemap-noref patches in patches/ (cover letter excluded)"
 	(cd "$tmp" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-cover-letter')
 } >"$TOP/series"
+# The design document, readable without applying the series.
+cp "$dir/Documentation/mm/filemap-noref.rst" "$TOP/Documentation/filemap-noref.rst"
 info "exported $n patch(es) from $dir to patches/ and series"

@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-#define FNR_MIB		(1UL << 20)
+#define FNR_MIB		(1024UL * 1024)
 #define FNR_CHUNK	FNR_MIB
 #define FNR_PENDING	"nr_rcu_free_pending"
 #define FNR_EXPEDITED	"rcu_free_expedited"
@@ -142,9 +142,11 @@ enum fnr_churn_kind {
 
 /*
  * Read [0, @size) of @fd twice, each time through a fresh open file (the
- * second read of a folio through another file makes it hot).
+ * second read of a folio through another file makes it hot).  Adds the
+ * bytes read to *@bytes as it goes, if @bytes is not NULL.
  */
-static inline int fnr_read_twice(int fd, size_t size, char *buf)
+static inline int fnr_read_twice(int fd, size_t size, char *buf,
+				 uint64_t *bytes)
 {
 	char path[64];
 	int i, rfd;
@@ -155,77 +157,95 @@ static inline int fnr_read_twice(int fd, size_t size, char *buf)
 		rfd = open(path, O_RDONLY);
 		if (rfd < 0)
 			return -1;
-		for (off = 0; off < size; off += FNR_CHUNK)
+		for (off = 0; off < size; off += FNR_CHUNK) {
 			if (pread(rfd, buf, FNR_CHUNK, off) != (ssize_t)FNR_CHUNK) {
 				close(rfd);
 				return -1;
 			}
+			if (bytes)
+				__atomic_add_fetch(bytes, FNR_CHUNK, __ATOMIC_RELAXED);
+		}
 		close(rfd);
 	}
 	return 0;
 }
 
-static inline int fnr_write_all(int fd, size_t size, char *buf)
+/* Write [0, @size) of @fd; adds the bytes written to *@bytes if not NULL. */
+static inline int fnr_write_all(int fd, size_t size, char *buf,
+				uint64_t *bytes)
 {
 	size_t off;
 
-	for (off = 0; off < size; off += FNR_CHUNK)
+	for (off = 0; off < size; off += FNR_CHUNK) {
 		if (pwrite(fd, buf, FNR_CHUNK, off) != (ssize_t)FNR_CHUNK)
 			return -1;
+		if (bytes)
+			__atomic_add_fetch(bytes, FNR_CHUNK, __ATOMIC_RELAXED);
+	}
 	return 0;
 }
 
 /*
  * One churner: cycle a @size file of @kind (in @dir unless memfd) until
- * *@stop, adding the bytes cycled to *@bytes.  Runs in a child process;
- * returns its exit status.
+ * *@stop, adding the bytes written and read to *@bytes as it goes.  Runs
+ * in a child process; returns its exit status.
  */
 static inline int fnr_churn(enum fnr_churn_kind kind, const char *dir,
-			    int id, size_t size, volatile int *stop,
-			    volatile uint64_t *bytes)
+			    int id, size_t size, int *stop, uint64_t *bytes)
 {
 	char path[4096], *buf = malloc(FNR_CHUNK);
-	int fd;
+	const char *what = "malloc";
+	int fd = -1;
 
 	if (!buf)
-		return 1;
+		goto fail;
 	memset(buf, 0x5a ^ id, FNR_CHUNK);
 	if (kind == FNR_CHURN_MEMFD) {
+		what = "memfd_create";
 		fd = memfd_create("fnr_churn", 0);
 	} else {
 		snprintf(path, sizeof(path), "%s/fnr_churn.%d", dir, id);
+		what = path;
 		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 		if (fd >= 0)
 			unlink(path);
 	}
 	if (fd < 0)
-		return 1;
+		goto fail;
+	what = "writing the file";
 	if (kind == FNR_CHURN_FADVISE &&
-	    (fnr_write_all(fd, size, buf) || fsync(fd)))
-		return 1;
-	while (!*stop) {
-		if (kind != FNR_CHURN_FADVISE && fnr_write_all(fd, size, buf))
-			return 1;
-		if (fnr_read_twice(fd, size, buf))
-			return 1;
+	    (fnr_write_all(fd, size, buf, NULL) || fsync(fd)))
+		goto fail;
+	while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
+		what = "write";
+		if (kind != FNR_CHURN_FADVISE &&
+		    fnr_write_all(fd, size, buf, bytes))
+			goto fail;
+		what = "read";
+		if (fnr_read_twice(fd, size, buf, bytes))
+			goto fail;
+		what = kind == FNR_CHURN_FADVISE ? "fadvise" : "ftruncate";
 		if (kind == FNR_CHURN_FADVISE) {
-			if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
-				return 1;
+			errno = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			if (errno)
+				goto fail;
 		} else if (ftruncate(fd, 0)) {
-			return 1;
+			goto fail;
 		}
-		__atomic_add_fetch(bytes, size, __ATOMIC_RELAXED);
 	}
 	close(fd);
 	return 0;
+fail:
+	fprintf(stderr, "churner %d: %s: %s\n", id, what, strerror(errno));
+	return 1;
 }
 
 struct fnr_churners {
 	int n;
 	pid_t pid[64];
 	struct {
-		volatile int stop;
-		volatile uint64_t bytes;
+		int stop;		/* __atomic_*: shared with the children */
+		uint64_t bytes;
 	} *shared;
 };
 
@@ -264,7 +284,7 @@ static inline int fnr_churn_stop(struct fnr_churners *c, int *killed)
 {
 	int i, status, bad = 0;
 
-	c->shared->stop = 1;
+	__atomic_store_n(&c->shared->stop, 1, __ATOMIC_RELAXED);
 	if (killed)
 		*killed = 0;
 	for (i = 0; i < c->n; i++) {

@@ -26,7 +26,7 @@
 #define CHURN_MIB	48	/* per churner; two file, two memfd churners */
 #define MARGIN_MIB	48
 
-static pid_t start_toucher(size_t size, volatile int *stop)
+static pid_t start_toucher(size_t size, int *stop)
 {
 	pid_t pid = fork();
 	char *p;
@@ -38,8 +38,8 @@ static pid_t start_toucher(size_t size, volatile int *stop)
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		_exit(1);
-	while (!*stop)
-		for (i = 0; i < size && !*stop; i += FNR_PAGE)
+	while (!__atomic_load_n(stop, __ATOMIC_RELAXED))
+		for (i = 0; i < size; i += FNR_PAGE)
 			p[i]++;
 	_exit(0);
 }
@@ -51,16 +51,22 @@ int main(int argc, char **argv)
 	int c, seconds = 15, extra = 0, killed_f, killed_m, status;
 	int bad, toucher_killed;
 	const char *dir = NULL;
-	volatile int *stop;
+	int *stop;
 	size_t anon;
 	double t0;
 	pid_t pid;
 
 	while ((c = getopt(argc, argv, "d:T:e:")) != -1) {
 		switch (c) {
-		case 'd': dir = optarg; break;
-		case 'T': seconds = atoi(optarg); break;
-		case 'e': extra = atoi(optarg); break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'T':
+			seconds = atoi(optarg);
+			break;
+		case 'e':
+			extra = atoi(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: oom_churn -d dir [-T seconds] [-e extra MiB]\n");
 			return 2;
@@ -105,7 +111,7 @@ int main(int argc, char **argv)
 			peak = v;
 		usleep(5000);
 	}
-	*stop = 1;
+	__atomic_store_n(stop, 1, __ATOMIC_RELAXED);
 	bad = fnr_churn_stop(&file, &killed_f) + fnr_churn_stop(&memfd, &killed_m);
 	toucher_killed = 0;
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -114,8 +120,9 @@ int main(int argc, char **argv)
 	}
 	kills = fnr_vmstat("oom_kill") - kills0;
 
-	printf("FNR-OOM extra=%d kills=%ld killed=%d min_avail_mib=%ld peak_pending_mib=%.1f churned_mib=%.0f\n",
-	       extra, kills, killed_f + killed_m + toucher_killed, min_avail,
+	printf("FNR-OOM extra=%d kills=%ld killed=%d min_avail_mib=%ld "
+	       "peak_pending_mib=%.1f churn_mib=%.0f\n", extra, kills,
+	       killed_f + killed_m + toucher_killed, min_avail,
 	       (double)peak * FNR_PAGE / FNR_MIB,
 	       (double)(file.shared->bytes + memfd.shared->bytes) / FNR_MIB);
 	/* Processes killed by the OOM killer are the result, not a failure. */

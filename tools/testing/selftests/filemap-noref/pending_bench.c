@@ -6,8 +6,8 @@
  *	P processes cycle a file each (memfd or file: write, read twice so
  *	the folios are hot, truncate; fadvise: written once, then read twice
  *	and POSIX_FADV_DONTNEED); the counter nr_rcu_free_pending is sampled
- *	every 2 ms.  Prints average and peak MiB pending, MiB/s cycled and
- *	the expedited grace periods started.
+ *	every 2 ms.  Prints average and peak MiB pending, the MiB/s the
+ *	churners wrote and read, and the expedited grace periods started.
  *   pending_bench -k truncate [-d dir] [-S MiB]
  *	Truncate a hot file (default 256 MiB): peak MiB pending and the ms
  *	from the truncate's return until no page is pending.
@@ -96,14 +96,15 @@ static int churn(enum fnr_churn_kind kind, const char *label, const char *dir,
 			peak = v;
 		usleep(2000);
 	}
-	bytes = c.shared->bytes;
+	bytes = __atomic_load_n(&c.shared->bytes, __ATOMIC_RELAXED);
 	t = fnr_now() - t0;
 	stop_hogs();
 	if (fnr_churn_stop(&c, NULL)) {
 		fprintf(stderr, "pending_bench: a churner failed\n");
 		return 1;
 	}
-	printf("FNR-BENCH kind=pending fs=%s size=%zu threads=%d hogs=%d avg_mib=%.2f peak_mib=%.2f throughput_mibs=%.1f expedited=%ld samples=%ld\n",
+	printf("FNR-BENCH kind=pending fs=%s size=%zu threads=%d hogs=%d "
+	       "avg_mib=%.2f peak_mib=%.2f throughput_mibs=%.1f expedited=%ld samples=%ld\n",
 	       label, size / FNR_MIB, procs, nr_hogs, mib(n ? sum / n : 0),
 	       mib(peak), bytes / t / FNR_MIB, expedited() - exp0, n);
 	fflush(stdout);
@@ -126,8 +127,8 @@ static int truncate_hot(const char *dir, size_t size)
 	}
 	unlink(path);
 	memset(buf, 0x3c, FNR_CHUNK);
-	if (fnr_write_all(fd, size, buf) || fsync(fd) ||
-	    fnr_read_twice(fd, size, buf)) {
+	if (fnr_write_all(fd, size, buf, NULL) || fsync(fd) ||
+	    fnr_read_twice(fd, size, buf, NULL)) {
 		perror("pending_bench: preparing the file");
 		return 1;
 	}
@@ -167,7 +168,8 @@ static int truncate_hot(const char *dir, size_t size)
 	}
 	drain = fnr_now() - t_end;
 	stop_hogs();
-	printf("FNR-BENCH kind=pending fs=truncate size=%zu threads=1 hogs=%d peak_mib=%.2f drain_ms=%.1f expedited=%ld\n",
+	printf("FNR-BENCH kind=pending fs=truncate size=%zu threads=1 hogs=%d "
+	       "peak_mib=%.2f drain_ms=%.1f expedited=%ld\n",
 	       size / FNR_MIB, nr_hogs, mib(peak), drain * 1000,
 	       expedited() - exp0);
 	fflush(stdout);
@@ -176,9 +178,11 @@ static int truncate_hot(const char *dir, size_t size)
 	return 0;
 }
 
-static void usage(void)
+static void bad_args(void)
 {
-	fprintf(stderr, "usage: pending_bench -k memfd|file|fadvise|truncate [-P procs] [-d dir] [-l label] [-S MiB] [-T seconds] [-H hogs]\n");
+	fprintf(stderr,
+		"usage: pending_bench -k memfd|file|fadvise|truncate [-P procs] [-d dir]\n"
+		"       [-l label] [-S MiB] [-T seconds] [-H hogs]\n");
 	exit(2);
 }
 
@@ -190,19 +194,34 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "k:P:d:l:S:T:H:h")) != -1) {
 		switch (c) {
-		case 'k': kind = optarg; break;
-		case 'P': procs = atoi(optarg); break;
-		case 'd': dir = optarg; break;
-		case 'l': label = optarg; break;
-		case 'S': size = strtoul(optarg, NULL, 0) * FNR_MIB; break;
-		case 'T': seconds = atoi(optarg); break;
-		case 'H': nr_hogs = atoi(optarg); break;
-		default: usage();
+		case 'k':
+			kind = optarg;
+			break;
+		case 'P':
+			procs = atoi(optarg);
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'l':
+			label = optarg;
+			break;
+		case 'S':
+			size = strtoul(optarg, NULL, 0) * FNR_MIB;
+			break;
+		case 'T':
+			seconds = atoi(optarg);
+			break;
+		case 'H':
+			nr_hogs = atoi(optarg);
+			break;
+		default:
+			bad_args();
 		}
 	}
 	if (!kind || procs < 1 || procs > 64 || seconds < 1 || nr_hogs < 0 ||
 	    nr_hogs > 64)
-		usage();
+		bad_args();
 	if (!strcmp(kind, "truncate"))
 		return truncate_hot(dir, size ? size : 256 * FNR_MIB);
 	if (!size)
@@ -216,6 +235,6 @@ int main(int argc, char **argv)
 	if (!strcmp(kind, "fadvise"))
 		return churn(FNR_CHURN_FADVISE, label ? label : "fadvise", dir,
 			     procs, size, seconds);
-	usage();
+	bad_args();
 	return 2;
 }
