@@ -167,19 +167,6 @@ static long env_long(const char *name, long def, long min, long max)
 	return v < min ? min : v > max ? max : v;
 }
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	if (close(fd) || n != (ssize_t)strlen(s))
-		return -1;
-	return 0;
-}
-
 /* Write page @p of @f as generation @gen with one full-page pwrite(). */
 static int write_page(struct er_file *f, uint64_t p, uint32_t gen)
 {
@@ -799,7 +786,7 @@ FIXTURE_SETUP(evict)
 /* In the parent, so this also happens when the test dies. */
 FIXTURE_TEARDOWN_PARENT(evict)
 {
-	if (self->st.defer_off && write_str(DEFER_FREE, "1\n"))
+	if (self->st.defer_off && fnr_write_str(DEFER_FREE, "1\n"))
 		TH_LOG("could not restore %s: %s", DEFER_FREE, strerror(errno));
 	files_remove(&self->st);
 }
@@ -812,14 +799,14 @@ TEST_F_TIMEOUT(evict, race, 120)
 	long bad;
 
 	if (variant->control) {
-		ASSERT_EQ(0, write_str(DEFER_FREE, "0\n"))
+		ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "0\n"))
 			TH_LOG("write 0 to %s: %s", DEFER_FREE, strerror(errno));
 		self->st.defer_off = true;
 	}
 	bad = race_run(_metadata, &self->st, variant->kind, secs,
 		       variant->control);
 	if (variant->control) {
-		ASSERT_EQ(0, write_str(DEFER_FREE, "1\n"))
+		ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "1\n"))
 			TH_LOG("restore %s: %s", DEFER_FREE, strerror(errno));
 		self->st.defer_off = false;
 	}

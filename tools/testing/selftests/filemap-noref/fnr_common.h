@@ -153,6 +153,20 @@ static inline int fnr_check(const void *buf, size_t len, uint64_t file_off,
 	return -1;
 }
 
+/* Write @s to the file @path (sysfs, procfs, debugfs); 0 on success. */
+static inline int fnr_write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	if (close(fd) || n != (ssize_t)strlen(s))
+		return -1;
+	return 0;
+}
+
 /* Directory the tests create their files in. */
 static inline const char *fnr_testdir(void)
 {

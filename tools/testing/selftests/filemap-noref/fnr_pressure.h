@@ -72,21 +72,12 @@ static inline long fnr_vmstat(const char *name)
 /* Fold the per-CPU vmstat deltas so that counters are exact. */
 static inline int fnr_stat_refresh(void)
 {
-	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
-	int ret;
-
-	if (fd < 0)
-		return -1;
-	ret = write(fd, "1", 1) == 1 ? 0 : -1;
-	close(fd);
-	return ret;
+	return fnr_write_str("/proc/sys/vm/stat_refresh", "1");
 }
 
 /* Pages waiting for a grace period, exact; -1 without the counter. */
 static inline long fnr_pending_exact(void)
 {
-	if (fnr_vmstat(FNR_PENDING) < 0)
-		return -1;
 	fnr_stat_refresh();
 	return fnr_vmstat(FNR_PENDING);
 }
@@ -94,15 +85,9 @@ static inline long fnr_pending_exact(void)
 static inline int fnr_write_long(const char *path, long v)
 {
 	char s[32];
-	int fd = open(path, O_WRONLY);
-	int n, ret;
 
-	if (fd < 0)
-		return -1;
-	n = snprintf(s, sizeof(s), "%ld", v);
-	ret = write(fd, s, n) == n ? 0 : -1;
-	close(fd);
-	return ret;
+	snprintf(s, sizeof(s), "%ld", v);
+	return fnr_write_str(path, s);
 }
 
 static inline long fnr_read_long(const char *path)
@@ -183,6 +168,31 @@ static inline int fnr_write_all(int fd, size_t size, char *buf,
 			__atomic_add_fetch(bytes, FNR_CHUNK, __ATOMIC_RELAXED);
 	}
 	return 0;
+}
+
+/*
+ * Create (or truncate) @path, write @size bytes (a multiple of FNR_CHUNK),
+ * fsync and read them twice so that its folios are hot.  Returns the open
+ * file, or -1 with errno set.
+ */
+static inline int fnr_hot_file(const char *path, size_t size)
+{
+	char *buf = malloc(FNR_CHUNK);
+	int fd = -1, err;
+
+	if (!buf)
+		return -1;
+	memset(buf, 0xa5, FNR_CHUNK);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd >= 0 && (fnr_write_all(fd, size, buf, NULL) || fsync(fd) ||
+			fnr_read_twice(fd, size, buf, NULL))) {
+		err = errno;
+		close(fd);
+		fd = -1;
+		errno = err;
+	}
+	free(buf);
+	return fd;
 }
 
 /*

@@ -113,23 +113,17 @@ static int churn(enum fnr_churn_kind kind, const char *label, const char *dir,
 
 static int truncate_hot(const char *dir, size_t size)
 {
-	char path[4096], *buf = malloc(FNR_CHUNK);
 	double t_end, drain = 0;
 	long v, peak = 0, exp0;
+	char path[4096];
 	int fd, status;
 	pid_t pid;
 
 	snprintf(path, sizeof(path), "%s/fnr_truncate.%d", dir, getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || !buf) {
-		perror(path);
-		return 1;
-	}
+	fd = fnr_hot_file(path, size);
 	unlink(path);
-	memset(buf, 0x3c, FNR_CHUNK);
-	if (fnr_write_all(fd, size, buf, NULL) || fsync(fd) ||
-	    fnr_read_twice(fd, size, buf, NULL)) {
-		perror("pending_bench: preparing the file");
+	if (fd < 0) {
+		perror(path);
 		return 1;
 	}
 	fnr_wait_drained(5);
@@ -174,7 +168,6 @@ static int truncate_hot(const char *dir, size_t size)
 	       expedited() - exp0);
 	fflush(stdout);
 	close(fd);
-	free(buf);
 	return 0;
 }
 

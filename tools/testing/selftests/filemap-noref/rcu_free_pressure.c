@@ -81,23 +81,35 @@ FIXTURE_TEARDOWN(pressure)
  */
 static long truncate_hot(const char *path)
 {
-	char *buf = malloc(FNR_CHUNK);
 	long pending = -1;
-	int fd;
+	int fd = fnr_hot_file(path, HOT_SIZE);
 
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || !buf)
-		goto out;
-	memset(buf, 0xa5, FNR_CHUNK);
-	if (fnr_write_all(fd, HOT_SIZE, buf, NULL) || fsync(fd) ||
-	    fnr_read_twice(fd, HOT_SIZE, buf, NULL) || ftruncate(fd, 0))
-		goto out;
-	pending = fnr_pending_exact();
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
+	if (fd < 0)
+		return -1;
+	if (!ftruncate(fd, 0))
+		pending = fnr_pending_exact();
+	close(fd);
 	return pending;
+}
+
+/*
+ * With vm.rcu_free_expedite_pages at @limit, truncate a hot file, wait
+ * until it is freed and return how many expedited grace periods started
+ * (-1 on error).
+ */
+static long expedites_for_truncate(const char *path, long limit)
+{
+	long before, pending;
+
+	if (fnr_write_long(FNR_EXPEDITE_SYSCTL, limit))
+		return -1;
+	before = fnr_vmstat(FNR_EXPEDITED);
+	pending = truncate_hot(path);
+	if (pending < 0 || fnr_wait_drained(DRAIN_TIMEOUT) < 0)
+		return -1;
+	printf("# limit %ld: %ld expedited grace periods, %ld pages pending after truncate\n",
+	       limit, fnr_vmstat(FNR_EXPEDITED) - before, pending);
+	return fnr_vmstat(FNR_EXPEDITED) - before;
 }
 
 /* Both interfaces show the counter. */
@@ -145,7 +157,7 @@ TEST_F(pressure, counter_returns_to_zero)
  */
 TEST_F(pressure, expedite_limit)
 {
-	long before, pending;
+	long n;
 
 	if (self->expedite_pages < 0)
 		SKIP(return, "no " FNR_EXPEDITE_SYSCTL);
@@ -153,23 +165,12 @@ TEST_F(pressure, expedite_limit)
 		SKIP(return, "no " FNR_EXPEDITED " in /proc/vmstat (CONFIG_VM_EVENT_COUNTERS off)");
 	ASSERT_TRUE(pin_to(0));
 
-	ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 1024));
-	before = fnr_vmstat(FNR_EXPEDITED);
-	pending = truncate_hot(self->path);
-	ASSERT_LE(0, pending);
-	ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT));
-	TH_LOG("limit 1024: %ld expedited grace periods, %ld pages pending after truncate",
-	       fnr_vmstat(FNR_EXPEDITED) - before, pending);
-	EXPECT_LT(before, fnr_vmstat(FNR_EXPEDITED));
-
-	ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 0));
-	before = fnr_vmstat(FNR_EXPEDITED);
-	pending = truncate_hot(self->path);
-	ASSERT_LE(0, pending);
-	ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT));
-	TH_LOG("limit 0: %ld expedited grace periods, %ld pages pending after truncate",
-	       fnr_vmstat(FNR_EXPEDITED) - before, pending);
-	EXPECT_EQ(before, fnr_vmstat(FNR_EXPEDITED));
+	n = expedites_for_truncate(self->path, 1024);
+	ASSERT_LE(0, n);
+	EXPECT_LT(0, n);
+	n = expedites_for_truncate(self->path, 0);
+	ASSERT_LE(0, n);
+	EXPECT_EQ(0, n);
 }
 
 /*
