@@ -23,6 +23,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+#include "fnr_common.h"
+
 #define FNR_MIB		(1024UL * 1024)
 #define FNR_CHUNK	FNR_MIB
 #define FNR_PENDING	"nr_rcu_free_pending"
