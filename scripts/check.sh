@@ -42,7 +42,8 @@ grep -q '^ok [0-9]' "$out/host.log" || host_ok=0
 
 info "guest: running the selftests (console: $out/console.log)"
 guest_ok=1
-APPEND="$append" "$TOP/scripts/run-guest.sh" "$obj/arch/x86/boot/bzImage" \
+# cma=64M: a CMA area for cma_contig.
+APPEND="$append cma=64M" "$TOP/scripts/run-guest.sh" "$obj/arch/x86/boot/bzImage" \
 	"$BUILD/initramfs.cpio.gz" check "$out" || guest_ok=0
 touch "$out/results.log"
 awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/results.log"

@@ -6,29 +6,36 @@
  * alloc_contig_range() (CMA, memory offlining) migrates the folios out of
  * its range and then requires every page in it to be free.  A hot page
  * cache folio keeps PG_rcu_free when it is migrated, so the old copy waits
- * for a grace period before it is free; so does a hot folio truncated just
+ * for a grace period before it is free; so does a hot folio dropped just
  * before.  Without waiting for them, the allocation fails with -EBUSY.
  *
- * The test pushes hot page cache into the CMA area (an anonymous hog takes
- * most other memory while the files are written and read twice), lets the
- * hog go, truncates half of the files and allocates the largest free chunk
- * of the area through CMA debugfs; then it checks every byte of the files
- * that were migrated.  Needs CONFIG_CMA_DEBUGFS and a CMA area (boot with
- * cma=64M) and at most 8 GiB free memory (it fills it); skips otherwise.
- * Environment: FNR_DIR.
+ * The test checks that the whole area can be allocated first (else it
+ * skips: a failure later would prove nothing), creates and allocates its
+ * files while memory is plentiful, pushes their page cache into the CMA
+ * area (an anonymous hog takes most other memory while the files are
+ * written and read twice), lets the hog go, drops half of the files from
+ * the page cache with fadvise(DONTNEED) and allocates the largest free
+ * chunk of the area through CMA debugfs; then it checks every byte of the
+ * files that were migrated.  Needs CONFIG_CMA_DEBUGFS and a CMA area (boot
+ * with cma=64M) and at most 8 GiB free memory (it fills it); skips
+ * otherwise.  Environment: FNR_DIR.
  *
- * Not run by run_tests yet: allocating the whole area after this workload
- * also fails on unpatched kernels, in about 3 of 8 runs in a row (cause
- * not found).  In a fresh boot it tells a kernel that does not wait for
- * deferred frees (always fails) from one that does (passes as the base
- * kernel does).
+ * On ext4 the journal keeps references on metadata buffers, whose block
+ * device pages are movable and can sit in the area: the test checkpoints
+ * the journal (freeze and thaw) and avoids truncate, which pins ext4's
+ * allocator pages until the next commit.  Eight runs in a row in one boot
+ * (ext4 and xfs) then pass on the base kernel and with the series, and a
+ * kernel without the flush in alloc_contig_range() fails 4 of 4 on ext4
+ * and 2 of 4 on xfs.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dirent.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/vfs.h>
+#include <linux/fs.h>
 #include <linux/magic.h>
 
 #include "../kselftest_harness.h"
@@ -78,6 +85,25 @@ static int cma_write(const char *name, long v)
 
 	snprintf(p, sizeof(p), "%s/%s", cma_dir, name);
 	return fnr_write_long(p, v);
+}
+
+/*
+ * Freeze and thaw the filesystem: this checkpoints the ext4 journal, which
+ * otherwise keeps references on metadata buffers until it needs the space.
+ * Their block device pages are movable and may sit in the CMA area, where
+ * they would make any allocation of it fail.
+ */
+static int checkpoint_fs(const char *dir)
+{
+	int fd = open(dir, O_RDONLY), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = ioctl(fd, FIFREEZE, 0);
+	if (!ret)
+		ret = ioctl(fd, FITHAW, 0);
+	close(fd);
+	return ret;
 }
 
 static long meminfo_mib(const char *name)
@@ -137,12 +163,28 @@ TEST(alloc_after_hot_cache)
 	if (meminfo_mib("MemFree") > 8192)
 		SKIP(return, "more than 8 GiB free: too much to fill, run it in a small VM");
 
-	/* Leave about 1.5x the area free: the allocator then prefers CMA. */
+	/*
+	 * The whole area must be allocatable before the workload, or a
+	 * failure after it would prove nothing.  The allocation also moves
+	 * whatever earlier runs left in the area out of it.
+	 */
+	ASSERT_EQ(0, checkpoint_fs(fnr_testdir()));
+	chunk = cma_read("count");
+	ret = cma_write("alloc", chunk);
+	TH_LOG("before the workload, allocating all %ld pages of the area: %s",
+	       chunk, ret ? "failed" : "done");
+	if (ret)
+		SKIP(return, "the CMA area cannot be allocated even before the workload");
+	ASSERT_EQ(0, cma_write("free", chunk));
+
+	/*
+	 * Create and allocate the files first, while memory is plentiful, so
+	 * that the filesystem metadata they need is read outside the area:
+	 * the truncate below changes it, and the journal then holds it.  No
+	 * drop_caches after this: it would drop that metadata too.
+	 */
 	sync();
 	fnr_write_long("/proc/sys/vm/drop_caches", 3);
-	hog = start_hog(meminfo_mib("MemFree") - cma_total * 3 / 2);
-	ASSERT_LT(0, hog);
-
 	fsize = cma_total * FNR_MIB / NFILES;
 	for (i = 0; i < NFILES; i++) {
 		snprintf(path, sizeof(path), "%s/fnr_cma.%d.%d", fnr_testdir(),
@@ -150,6 +192,15 @@ TEST(alloc_after_hot_cache)
 		fd[i] = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 		ASSERT_LE(0, fd[i]);
 		unlink(path);
+		ASSERT_EQ(0, fallocate(fd[i], 0, 0, fsize));
+	}
+	ASSERT_EQ(0, checkpoint_fs(fnr_testdir()));
+
+	/* Leave about 1.5x the area free: the allocator then prefers CMA. */
+	hog = start_hog(meminfo_mib("MemFree") - cma_total * 3 / 2);
+	ASSERT_LT(0, hog);
+
+	for (i = 0; i < NFILES; i++) {
 		ASSERT_EQ(0, fnr_write_gen(fd[i], 0, fsize, FILE_ID + i, 1));
 		ASSERT_EQ(0, fsync(fd[i]));
 		ASSERT_EQ(0, fnr_make_hot(fd[i], 0, fsize));
@@ -167,17 +218,17 @@ TEST(alloc_after_hot_cache)
 		SKIP(return, "the page cache did not land in the CMA area");
 	}
 
-	/*
-	 * Commit the journal: ext4 keeps the buffers of just-written data
-	 * busy until then, and busy buffers make migration fail on any
-	 * kernel.
-	 */
-	sync();
-	usleep(200000);
+	/* Busy buffers make migration fail on any kernel. */
+	ASSERT_EQ(0, checkpoint_fs(fnr_testdir()));
 
-	/* Half of the files go away: their hot folios wait, in the area. */
+	/*
+	 * Half of the files leave the page cache: their hot folios wait, in
+	 * the area.  fadvise, not truncate: a truncate makes ext4 pin the
+	 * pages of its block allocator until the next journal commit, which
+	 * fails the allocation on any kernel.
+	 */
 	for (i = 0; i < NFILES; i += 2)
-		ASSERT_EQ(0, ftruncate(fd[i], 0));
+		ASSERT_EQ(0, posix_fadvise(fd[i], 0, 0, POSIX_FADV_DONTNEED));
 
 	chunk = cma_read("maxchunk");
 	total_mib = cma_read("count") * FNR_PAGE / FNR_MIB;

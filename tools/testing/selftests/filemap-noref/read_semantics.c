@@ -137,7 +137,7 @@ TEST_F(rs, eof)
 	EXPECT_EQ(0, pread(self->fd, &c, 1, size));
 	EXPECT_EQ(0, pread(self->fd, &c, 1, size + 1));
 	EXPECT_EQ(0, pread(self->fd, &c, 1, size + PG));
-	EXPECT_EQ(0, pread(self->fd, &c, 1, 1UL << 40));
+	EXPECT_EQ(0, pread(self->fd, &c, 1, 1ULL << 40));
 	EXPECT_TRUE(READ_EXPECT(size - 50, 200, 50, 1));
 	EXPECT_TRUE(READ_EXPECT(3 * PG - 10, PG, 110, 1));
 	EXPECT_TRUE(READ_EXPECT(size - 1, 1, 1, 1));

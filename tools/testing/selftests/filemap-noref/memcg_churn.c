@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A folio waiting for its RCU grace period must stay charged to its memory
+ * cgroup, show in memory.stat as rcu_free_pending, and never make the
+ * cgroup go OOM.
+ *
+ * Churners in a cgroup with a memory.max of 24 MiB write, read twice (so
+ * that the pages turn hot) and truncate 16 MiB files, many times the limit
+ * in total, so reclaim runs in the cgroup and frees hot folios too; a
+ * second test puts 16 MiB of anonymous memory next to one churner, with
+ * expedited grace periods off, so that a charge finds little but pending
+ * pages.  Checks: no memcg OOM event and no process killed; the limit was
+ * hit; memory.current at most 1 MiB over memory.max (forced charges);
+ * rcu_free_pending rises while the first test runs (where folios are
+ * deferred) and, once the processes are gone and the lists drained,
+ * rcu_free_pending is 0 and memory.current is back to what it was before,
+ * within 1 MiB (no charge leaked with a deferred folio).
+ *
+ * Needs cgroup v2 at /sys/fs/cgroup with the memory controller; skips
+ * otherwise.  On a kernel without the series there is no rcu_free_pending
+ * key and only the OOM and leak checks run.  Environment: FNR_DIR,
+ * FNR_SECONDS (default 3).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
+#include "../kselftest_harness.h"
+#include "fnr_common.h"
+#include "fnr_pressure.h"
+#include "fnr_cgroup.h"
+
+/* Below the 2 x 16 MiB being churned, so reclaim runs in the cgroup. */
+#define CG_MAX		(24 * FNR_MIB)
+/* tmpfs without swap cannot reclaim: the files must fit. */
+#define CG_MAX_TMPFS	(48 * FNR_MIB)
+#define DRAIN_TIMEOUT	5.0
+#define STAT_FLUSH_US	2500000	/* memcg stats flush every 2 s */
+#define FORCE_SLACK	FNR_MIB	/* 0.2 MiB seen once */
+#define LEAK_SLACK	FNR_MIB	/* slab and the like: 376 KiB seen on tmpfs */
+
+static int seconds(void)
+{
+	const char *s = getenv("FNR_SECONDS");
+
+	return s && atoi(s) > 0 ? atoi(s) : 3;
+}
+
+FIXTURE(memcg) {
+	char cg[256];
+	unsigned long max;
+	long expedite_pages;	/* sysctl value to restore, -1 if none */
+	bool tmpfs;
+	bool created;
+};
+
+FIXTURE_SETUP(memcg)
+{
+	struct statfs sfs;
+	int ret;
+
+	self->expedite_pages = fnr_read_long(FNR_EXPEDITE_SYSCTL);
+	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
+	self->tmpfs = sfs.f_type == TMPFS_MAGIC;
+	self->max = self->tmpfs ? CG_MAX_TMPFS : CG_MAX;
+	snprintf(self->cg, sizeof(self->cg), FNR_CG_ROOT "/fnr_memcg.%d",
+		 getpid());
+	ret = fnr_cg_create(self->cg, self->max);
+	if (ret == -1)
+		SKIP(return, "no cgroup v2 memory controller at " FNR_CG_ROOT);
+	ASSERT_EQ(0, ret);
+	self->created = true;
+	ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT));
+}
+
+FIXTURE_TEARDOWN(memcg)
+{
+	if (self->expedite_pages >= 0)
+		fnr_write_long(FNR_EXPEDITE_SYSCTL, self->expedite_pages);
+	if (self->created && rmdir(self->cg))
+		TH_LOG("rmdir %s: %s", self->cg, strerror(errno));
+}
+
+/* A child that holds @bytes of anonymous memory until it is killed. */
+static pid_t start_hog(size_t bytes)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		/* volatile: the stores must not be optimised away */
+		volatile char *m = malloc(bytes);
+		size_t i;
+
+		if (!m)
+			_exit(1);
+		for (i = 0; i < bytes; i += FNR_PAGE)
+			m[i] = 1;
+		if (write(p[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/*
+ * Run @nr churners of @size files in the cgroup, next to a hog of @hog
+ * bytes of anonymous memory if @hog, for FNR_SECONDS, and check the cgroup
+ * as the header says.
+ */
+static void churn(struct __test_metadata *_metadata,
+		  FIXTURE_DATA(memcg) *self, int nr, size_t size, size_t hog,
+		  bool expect_pending)
+{
+	long cur, before, pending, peak_pending = 0, peak_cur = 0;
+	bool has_pending, deferred;
+	struct fnr_churners c;
+	int killed, bad, status;
+	pid_t hog_pid = 0;
+	double t0;
+
+	has_pending = fnr_cg_value(self->cg, "memory.stat", "rcu_free_pending") >= 0;
+	deferred = has_pending && !self->tmpfs;
+	before = fnr_cg_value(self->cg, "memory.current", NULL);
+	ASSERT_LE(0, before);
+
+	/* The children inherit the cgroup; the test itself goes back. */
+	ASSERT_EQ(0, fnr_cg_enter(self->cg));
+	if (hog)
+		hog_pid = start_hog(hog);
+	ASSERT_EQ(0, fnr_churn_start(&c, nr, FNR_CHURN_FILE, fnr_testdir(),
+				     size));
+	ASSERT_EQ(0, fnr_cg_enter(FNR_CG_ROOT));
+	ASSERT_LE(0, hog_pid);
+
+	t0 = fnr_now();
+	while (fnr_now() - t0 < seconds()) {
+		cur = fnr_cg_value(self->cg, "memory.current", NULL);
+		if (cur > peak_cur)
+			peak_cur = cur;
+		if (has_pending) {
+			pending = fnr_cg_value(self->cg, "memory.stat",
+					   "rcu_free_pending");
+			if (pending > peak_pending)
+				peak_pending = pending;
+		}
+		usleep(2000);
+	}
+	bad = fnr_churn_stop(&c, &killed);
+	if (hog_pid) {
+		/* Killed by the OOM killer already if it is not running. */
+		if (waitpid(hog_pid, &status, WNOHANG) == 0) {
+			kill(hog_pid, SIGKILL);
+			waitpid(hog_pid, &status, 0);
+		} else {
+			killed++;
+		}
+	}
+	ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT));
+	usleep(STAT_FLUSH_US);
+
+	TH_LOG("%.0f MiB written and read in a %lu MiB cgroup (%zu MiB anon); peak memory.current %.1f MiB, peak rcu_free_pending %.1f MiB",
+	       (double)c.shared->bytes / FNR_MIB, self->max / FNR_MIB,
+	       hog / FNR_MIB, (double)peak_cur / FNR_MIB,
+	       (double)peak_pending / FNR_MIB);
+	EXPECT_EQ(0, killed) TH_LOG("%d processes OOM-killed", killed);
+	EXPECT_EQ(0, bad) TH_LOG("%d churners failed", bad);
+	EXPECT_EQ(0, fnr_cg_value(self->cg, "memory.events", "oom"));
+	EXPECT_EQ(0, fnr_cg_value(self->cg, "memory.events", "oom_kill"));
+	/* Reclaim ran: the charges hit the limit (tmpfs's files fit). */
+	if (!self->tmpfs)
+		EXPECT_LT(0, fnr_cg_value(self->cg, "memory.events", "max"));
+	/* Charges from reclaim or with __GFP_NOFAIL may go a little over. */
+	EXPECT_GE((long)(self->max + FORCE_SLACK), peak_cur);
+	/* Several times the limit went through the cgroup. */
+	EXPECT_LT(2 * self->max, c.shared->bytes);
+	if (deferred && expect_pending)
+		EXPECT_LT(0, peak_pending)
+			TH_LOG("no pending page charged to the cgroup: are deferred folios uncharged early?");
+	if (has_pending)
+		EXPECT_EQ(0, fnr_cg_value(self->cg, "memory.stat", "rcu_free_pending"));
+	/* The files are gone: no charge may stay behind. */
+	cur = fnr_cg_value(self->cg, "memory.current", NULL);
+	EXPECT_GE(before + (long)LEAK_SLACK, cur)
+		TH_LOG("memory.current %ld bytes after the churn, %ld before", cur, before);
+}
+
+/* Two churners of 16 MiB files: reclaim in the cgroup frees hot folios. */
+TEST_F(memcg, churn)
+{
+	churn(_metadata, self, 2, 16 * FNR_MIB, 0, true);
+}
+
+/*
+ * Two thirds of the cgroup are anonymous memory that cannot be reclaimed
+ * (no swap), and one churner frees 8 MiB of hot page cache then charges it
+ * again at once, with expedited grace periods off: the charge finds little
+ * on the LRU but pending pages, and must wait for them, not go OOM.  Most
+ * of the file is reclaimed before its second read here, so few folios get
+ * hot: rcu_free_pending may stay 0.
+ */
+TEST_F(memcg, churn_next_to_anon)
+{
+	if (self->tmpfs)
+		SKIP(return, "tmpfs folios are not deferred");
+	if (self->expedite_pages >= 0)
+		ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 0));
+	churn(_metadata, self, 1, 8 * FNR_MIB, self->max * 2 / 3, false);
+}
+
+TEST_HARNESS_MAIN
