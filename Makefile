@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 export DEBUG
 
-.PHONY: all check check-debug check-series bench deps base apply quilt-check export sync-selftests clean help
+.PHONY: all check check-debug check-series check-matrix check-compilers htmldocs bench deps base apply quilt-check export sync-selftests clean help
 
 all: help
 
@@ -19,6 +19,9 @@ help:
 	@echo "                  the selftests patch in build/linux (then make export)"
 	@echo "make quilt-check  prove quilt push -a --fuzz=0 applies the series"
 	@echo "make check-series build after every patch, checkpatch --strict each"
+	@echo "make check-matrix page-flag room (NUMA, MAXSMP, MGLRU...) and i386"
+	@echo "make check-compilers  clang build; W=1 and sparse against the base"
+	@echo "make htmldocs     Sphinx build of the touched docs against the base"
 
 deps:
 	@scripts/deps.sh
@@ -35,6 +38,18 @@ check-debug:
 
 check-series: base
 	@scripts/check-series.sh
+
+check-matrix: base
+	@DEPS_EXTRA=/usr/lib32/libc.a:gcc-multilib scripts/deps.sh
+	@scripts/check-matrix.sh
+
+check-compilers: base
+	@DEPS_EXTRA="clang:clang sparse:sparse" scripts/deps.sh
+	@scripts/check-compilers.sh
+
+htmldocs: base
+	@DEPS_EXTRA=sphinx-build:python3-sphinx scripts/deps.sh
+	@scripts/htmldocs.sh
 
 bench: base
 	@scripts/bench.sh

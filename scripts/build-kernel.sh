@@ -4,11 +4,15 @@
 # build a guest bzImage out of tree. FLAVOR 'bench' is tinyconfig +
 # scripts/guest.config, the same for the base and the patched kernel;
 # 'check' adds the selftests' config (CONFIG_DEBUG_VM for the control
-# switch), and with DEBUG=1 scripts/debug.config.
+# switch), and with DEBUG=1 scripts/debug.config; 'flagroom' and 'i386'
+# are check plus scripts/flagroom.config (every option that takes
+# page->flags bits) or scripts/i386.config (with KARCH=i386). On a tree
+# with the series, 64-bit, scripts/series.config turns its option on.
+# KCC=clang builds with clang.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 3 ] || die "usage: $0 SRC OBJ bench|check"
+[ $# -eq 3 ] || die "usage: $0 SRC OBJ bench|check|flagroom|i386"
 src=$(realpath "$1")
 mkdir -p "$2"
 obj=$(realpath "$2")
@@ -23,12 +27,20 @@ check)
 		frags+=("$TOP/scripts/debug.config")
 	fi
 	;;
-*) die "unknown kernel flavor '$3' (bench or check)" ;;
+flagroom | i386)
+	frags+=("$TOP/tools/testing/selftests/filemap-noref/config"
+		"$TOP/scripts/$3.config")
+	;;
+*) die "unknown kernel flavor '$3' (bench, check, flagroom or i386)" ;;
 esac
 
-cc=gcc
+if [ "$3" != i386 ] && grep -q '^config PAGECACHE_RCU_FREE$' "$src/mm/Kconfig"; then
+	frags+=("$TOP/scripts/series.config")
+fi
+
+cc=${KCC:-gcc}
 if command -v ccache >/dev/null 2>&1; then
-	cc="ccache gcc"
+	cc="ccache $cc"
 	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
 fi
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
@@ -48,15 +60,16 @@ kmake tinyconfig >/dev/null
 	"$obj/.config" "${frags[@]}" >/dev/null)
 kmake olddefconfig >/dev/null
 
-# Every option the fragments ask for must have survived olddefconfig.
+# Every option the fragments ask for must have survived olddefconfig; the
+# last fragment that sets an option wins, as in merge_config.sh.
 bad=0
-for f in "${frags[@]}"; do
-	while read -r line; do
-		grep -qxF "$line" "$obj/.config" && continue
-		echo "error: $line (from ${f#"$TOP"/}) was dropped by Kconfig" >&2
-		bad=1
-	done < <(grep '^CONFIG_' "$f")
-done
+while read -r line from; do
+	grep -qxF "$line" "$obj/.config" && continue
+	echo "error: $line (from ${from#"$TOP"/}) was dropped by Kconfig" >&2
+	bad=1
+done < <(awk '/^CONFIG_/ { k = $0; sub(/=.*/, "", k); v[k] = $0 " " FILENAME }
+	/^# CONFIG_.* is not set$/ { delete v[$2] }
+	END { for (k in v) print v[k] }' "${frags[@]}")
 [ $bad = 0 ] || die "the kernel config does not have what the fragments need"
 
 info "building $obj ($(nproc) jobs, CC='$cc')"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# deps.sh: install the Debian packages the workbench needs, if missing.
+# deps.sh: install the Debian packages the workbench needs, if missing;
+# DEPS_EXTRA adds 'file-or-command:package' pairs (make check-matrix).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -11,7 +12,7 @@ gcc:gcc make:make flex:flex bison:bison bc:bc cpio:cpio xz:xz-utils
 qemu-system-x86_64:qemu-system-x86 /bin/busybox:busybox-static
 mkfs.ext4:e2fsprogs mkfs.xfs:xfsprogs quilt:quilt ccache:ccache
 perl:perl git:git gnuplot:gnuplot-nox
-"
+${DEPS_EXTRA:-}"
 missing=
 for n in $needs; do
 	what=${n%%:*} pkg=${n##*:}

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# check-compilers.sh: the whole series builds with clang without a warning,
+# and the C files it touches get no new warning from gcc W=1 or sparse
+# (C=2), compared with the base tree. Uses the check kernels' configs.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+need_cmd clang clang
+need_cmd sparse sparse
+src=$BUILD/patched/src
+out=$BUILD/compilers
+"$TOP/scripts/get-base.sh" >/dev/null
+"$TOP/scripts/apply.sh" "$src"
+mkdir -p "$out"
+fail=0
+
+# 1. clang, the whole kernel.
+KCC=clang "$TOP/scripts/build-kernel.sh" "$src" "$BUILD/patched/obj-clang" check
+if grep -n 'warning:' "$BUILD/patched/obj-clang/build.log"; then
+	echo "FAILED: clang warnings (above; $BUILD/patched/obj-clang/build.log)" >&2
+	fail=1
+fi
+
+# 2. W=1 and sparse on the touched C files that the check config builds,
+# compiled again in the base and the patched tree.
+"$TOP/scripts/build-kernel.sh" "$BUILD/base/src" "$BUILD/base/obj-check" check
+"$TOP/scripts/build-kernel.sh" "$src" "$BUILD/patched/obj-check" check
+objs=
+for f in $(git -C "$src" diff --name-only base HEAD -- '*.c' | grep -v '^tools/'); do
+	if [ -f "$BUILD/patched/obj-check/${f%.c}.o" ]; then
+		objs+=" ${f%.c}.o"
+	else
+		echo "note: $f is not built by the check config" >&2
+	fi
+done
+for tree in base patched; do
+	: >"$out/$tree.log"
+	for o in $objs; do
+		[ -f "$BUILD/$tree/src/${o%.o}.c" ] || continue
+		touch "$BUILD/$tree/src/${o%.o}.c"
+		make -s -C "$BUILD/$tree/src" O="$BUILD/$tree/obj-check" W=1 C=2 \
+			"$o" >>"$out/$tree.log" 2>&1
+	done
+	# file:line:col: warning: text -> file: warning: text
+	sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: \(warning\|error\): /\1: \2: /p' \
+		"$out/$tree.log" | sort -u >"$out/$tree.warnings"
+done
+comm -13 "$out/base.warnings" "$out/patched.warnings" >"$out/new.warnings"
+echo "W=1 + sparse on$objs: $(wc -l <"$out/base.warnings") warnings on base, $(wc -l <"$out/patched.warnings") patched, $(wc -l <"$out/new.warnings") new"
+if [ -s "$out/new.warnings" ]; then
+	cat "$out/new.warnings" >&2
+	fail=1
+fi
+[ $fail = 0 ]
