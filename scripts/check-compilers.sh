@@ -42,9 +42,10 @@ for tree in base patched; do
 		make -s -C "$BUILD/$tree/src" O="$BUILD/$tree/obj-check" W=1 C=2 \
 			"$o" >>"$out/$tree.log" 2>&1
 	done
-	# file:line:col: warning: text -> file: warning: text
+	# /tree/src/file:line:col: warning: text -> file: warning: text
 	sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: \(warning\|error\): /\1: \2: /p' \
-		"$out/$tree.log" | sort -u >"$out/$tree.warnings"
+		"$out/$tree.log" | sed "s|^$BUILD/$tree/src/||" |
+		sort -u >"$out/$tree.warnings"
 done
 comm -13 "$out/base.warnings" "$out/patched.warnings" >"$out/new.warnings"
 echo "W=1 + sparse on$objs: $(wc -l <"$out/base.warnings") warnings on base, $(wc -l <"$out/patched.warnings") patched, $(wc -l <"$out/new.warnings") new"

@@ -23,6 +23,8 @@ done
 mkdir -p "$out"
 for tree in base patched; do
 	if [ $tree = base ]; then s=$BUILD/base/src; else s=$src; fi
+	# From scratch: Sphinx only reports warnings for files it reads.
+	rm -rf "${out:?}/$tree"
 	: >"$out/$tree.log"
 	for d in $dirs; do
 		info "$tree: make htmldocs SPHINXDIRS=$d"
@@ -34,8 +36,8 @@ for tree in base patched; do
 	: >"$out/$tree.warnings"
 	for f in $docs; do
 		awk -v f="$f" 'index($0, f) && tolower($0) ~ /warning|error/ {
-			sub(/:[0-9]+: /, ": "); print }' "$out/$tree.log" \
-			>>"$out/$tree.warnings"
+			sub(/:[0-9]+: /, ": "); print }' "$out/$tree.log" |
+			sed "s|^$s/||" >>"$out/$tree.warnings"
 	done
 done
 comm -13 <(sort -u "$out/base.warnings") <(sort -u "$out/patched.warnings") \
