@@ -24,6 +24,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -95,14 +96,11 @@ static pid_t start_hog(size_t bytes)
 		return -1;
 	pid = fork();
 	if (!pid) {
-		/* volatile: the stores must not be optimised away */
-		volatile char *m = malloc(bytes);
-		size_t i;
-
-		if (!m)
+		/* Populated writable: real pages, not the zero page. */
+		if (mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+			 -1, 0) == MAP_FAILED)
 			_exit(1);
-		for (i = 0; i < bytes; i += FNR_PAGE)
-			m[i] = 1;
 		if (write(p[1], "r", 1) != 1)
 			_exit(1);
 		for (;;)
@@ -123,9 +121,9 @@ static pid_t start_hog(size_t bytes)
  * bytes of anonymous memory if @hog, for FNR_SECONDS, and check the cgroup
  * as the header says.
  */
-static void churn(struct __test_metadata *_metadata,
-		  FIXTURE_DATA(memcg) *self, int nr, size_t size, size_t hog,
-		  bool expect_pending)
+static void run_churners(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(memcg) *self, int nr, size_t size,
+			 size_t hog, bool expect_pending)
 {
 	long cur, before, pending, peak_pending = 0, peak_cur = 0;
 	bool has_pending, deferred;
@@ -155,7 +153,7 @@ static void churn(struct __test_metadata *_metadata,
 			peak_cur = cur;
 		if (has_pending) {
 			pending = fnr_cg_value(self->cg, "memory.stat",
-					   "rcu_free_pending");
+					       "rcu_free_pending");
 			if (pending > peak_pending)
 				peak_pending = pending;
 		}
@@ -174,7 +172,8 @@ static void churn(struct __test_metadata *_metadata,
 	ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT));
 	usleep(STAT_FLUSH_US);
 
-	TH_LOG("%.0f MiB written and read in a %lu MiB cgroup (%zu MiB anon); peak memory.current %.1f MiB, peak rcu_free_pending %.1f MiB",
+	TH_LOG(
+	"%.0f MiB written and read in a %lu MiB cgroup (%zu MiB anon); peak memory.current %.1f MiB, peak rcu_free_pending %.1f MiB",
 	       (double)c.shared->bytes / FNR_MIB, self->max / FNR_MIB,
 	       hog / FNR_MIB, (double)peak_cur / FNR_MIB,
 	       (double)peak_pending / FNR_MIB);
@@ -191,19 +190,21 @@ static void churn(struct __test_metadata *_metadata,
 	EXPECT_LT(2 * self->max, c.shared->bytes);
 	if (deferred && expect_pending)
 		EXPECT_LT(0, peak_pending)
-			TH_LOG("no pending page charged to the cgroup: are deferred folios uncharged early?");
+			TH_LOG(
+			"no pending page charged to the cgroup: are deferred folios uncharged early?");
 	if (has_pending)
 		EXPECT_EQ(0, fnr_cg_value(self->cg, "memory.stat", "rcu_free_pending"));
 	/* The files are gone: no charge may stay behind. */
 	cur = fnr_cg_value(self->cg, "memory.current", NULL);
 	EXPECT_GE(before + (long)LEAK_SLACK, cur)
-		TH_LOG("memory.current %ld bytes after the churn, %ld before", cur, before);
+		TH_LOG("memory.current %ld bytes afterwards, %ld before",
+		       cur, before);
 }
 
 /* Two churners of 16 MiB files: reclaim in the cgroup frees hot folios. */
 TEST_F(memcg, churn)
 {
-	churn(_metadata, self, 2, 16 * FNR_MIB, 0, true);
+	run_churners(_metadata, self, 2, 16 * FNR_MIB, 0, true);
 }
 
 /*
@@ -220,7 +221,7 @@ TEST_F(memcg, churn_next_to_anon)
 		SKIP(return, "tmpfs folios are not deferred");
 	if (self->expedite_pages >= 0)
 		ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 0));
-	churn(_metadata, self, 1, 8 * FNR_MIB, self->max * 2 / 3, false);
+	run_churners(_metadata, self, 1, 8 * FNR_MIB, self->max * 2 / 3, false);
 }
 
 TEST_HARNESS_MAIN
