@@ -33,7 +33,6 @@
 #endif
 #include <dirent.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/vfs.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
@@ -111,37 +110,6 @@ static long meminfo_mib(const char *name)
 	return fnr_proc_value("/proc/meminfo", name) / 1024;
 }
 
-/* Hold @mib MiB of anonymous memory until killed; returns the pid. */
-static pid_t start_hog(long mib)
-{
-	int ready[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(ready))
-		return -1;
-	pid = fork();
-	if (!pid) {
-		size_t len = mib * FNR_MIB;
-		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (p == MAP_FAILED)
-			_exit(1);
-		memset(p, 0x77, len);
-		if (write(ready[1], "r", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(ready[1]);
-	if (pid < 0 || read(ready[0], &c, 1) != 1)
-		pid = -1;
-	close(ready[0]);
-	return pid;
-}
-
 TEST(alloc_after_hot_cache)
 {
 	long total_mib, chunk, used_mib, cma_total, cma_free;
@@ -197,7 +165,7 @@ TEST(alloc_after_hot_cache)
 	ASSERT_EQ(0, checkpoint_fs(fnr_testdir()));
 
 	/* Leave about 1.5x the area free: the allocator then prefers CMA. */
-	hog = start_hog(meminfo_mib("MemFree") - cma_total * 3 / 2);
+	hog = fnr_start_hog((meminfo_mib("MemFree") - cma_total * 3 / 2) * FNR_MIB);
 	ASSERT_LT(0, hog);
 
 	for (i = 0; i < NFILES; i++) {

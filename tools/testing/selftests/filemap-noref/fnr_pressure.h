@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "fnr_common.h"
@@ -119,6 +120,39 @@ static inline double fnr_wait_drained(double timeout)
 		usleep(1000);
 	}
 	return fnr_now() - t0;
+}
+
+/*
+ * Start a child that holds @bytes of anonymous memory, populated writable
+ * (real pages, not the zero page), until it is killed.  Returns its pid,
+ * or -1.
+ */
+static inline pid_t fnr_start_hog(size_t bytes)
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(ready))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+			 -1, 0) == MAP_FAILED || write(ready[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (pid > 0 && read(ready[0], &c, 1) != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(ready[0]);
+	return pid;
 }
 
 enum fnr_churn_kind {

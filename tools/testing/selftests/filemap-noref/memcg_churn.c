@@ -89,37 +89,6 @@ FIXTURE_TEARDOWN(memcg)
 		TH_LOG("rmdir %s: %s", self->cg, strerror(errno));
 }
 
-/* A child that holds @bytes of anonymous memory until it is killed. */
-static pid_t start_hog(size_t bytes)
-{
-	int p[2];
-	char c;
-	pid_t pid;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (!pid) {
-		/* Populated writable: real pages, not the zero page. */
-		if (mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-			 -1, 0) == MAP_FAILED)
-			_exit(1);
-		if (write(p[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (pid > 0 && read(p[0], &c, 1) != 1) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		pid = -1;
-	}
-	close(p[0]);
-	return pid;
-}
-
 /*
  * Run @nr churners of @size files in the cgroup, next to a hog of @hog
  * bytes of anonymous memory if @hog, for FNR_SECONDS, and check the cgroup
@@ -144,7 +113,7 @@ static void run_churners(struct __test_metadata *_metadata,
 	/* The children inherit the cgroup; the test itself goes back. */
 	ASSERT_EQ(0, fnr_cg_enter(self->cg));
 	if (hog)
-		hog_pid = start_hog(hog);
+		hog_pid = fnr_start_hog(hog);
 	ASSERT_EQ(0, fnr_churn_start(&c, nr, FNR_CHURN_FILE, fnr_testdir(),
 				     size));
 	ASSERT_EQ(0, fnr_cg_enter(FNR_CG_ROOT));
