@@ -14,9 +14,10 @@
  *
  * The control_* variants turn the RCU deferral off through debugfs
  * (CONFIG_DEBUG_VM kernels only) and pass only if that bug is caught.  They
- * skip where the race cannot happen: tmpfs has its own read path, and xfs
- * holds the IOLOCK across reads, truncate and hole punch.  They read freed
- * memory on purpose, so make check gives them a boot of their own.
+ * skip where the race cannot happen: fadvise and drop_caches do not evict
+ * tmpfs folios (split_race is the control for tmpfs), and xfs holds the
+ * IOLOCK across reads, truncate and hole punch.  They read freed memory on
+ * purpose, so make check gives them a boot of their own.
  *
  * Environment: FNR_DIR, FNR_SECONDS (default 4), FNR_CONTROL_SECONDS
  * (default 30), FNR_READERS (default 2), FNR_SKIP_CONTROL=1 (skip the
@@ -727,8 +728,9 @@ static const char *control_unfit(enum evictor kind)
 
 	if (statfs(fnr_testdir(), &sfs))
 		return NULL;
-	if (sfs.f_type == TMPFS_MAGIC)
-		return "tmpfs does not read through filemap_read()";
+	if (sfs.f_type == TMPFS_MAGIC &&
+	    (kind == EV_FADVISE || kind == EV_DROP))
+		return "fadvise and drop_caches do not evict tmpfs folios";
 	if (sfs.f_type == XFS_SUPER_MAGIC &&
 	    (kind == EV_TRUNCATE || kind == EV_PUNCH))
 		return "xfs serializes reads with truncate and punch (IOLOCK)";

@@ -10,15 +10,13 @@
  * leaked), that vm.rcu_free_expedite_pages starts expedited grace periods
  * (and 0 stops them), and that the lists of a CPU taken offline still drain.
  *
- * They skip on kernels without the counter, and on tmpfs, whose folios are
- * not deferred.  Environment: FNR_DIR, FNR_SECONDS (default 3).
+ * They skip on kernels without the counter.  Environment: FNR_DIR,
+ * FNR_SECONDS (default 3).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <sched.h>
-#include <sys/vfs.h>
-#include <linux/magic.h>
 
 #include "../kselftest_harness.h"
 #include "fnr_common.h"
@@ -52,16 +50,11 @@ FIXTURE(pressure) {
 
 FIXTURE_SETUP(pressure)
 {
-	struct statfs sfs;
-
 	self->expedite_pages = -1;
 	snprintf(self->path, sizeof(self->path), "%s/fnr_pressure.%d",
 		 fnr_testdir(), getpid());
 	if (fnr_vmstat(FNR_PENDING) < 0)
 		SKIP(return, "no pending counter: kernel without CONFIG_PAGECACHE_RCU_FREE");
-	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
-	if (sfs.f_type == TMPFS_MAGIC)
-		SKIP(return, "tmpfs folios are not deferred");
 	self->expedite_pages = fnr_read_long(FNR_EXPEDITE_SYSCTL);
 	ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT));
 }

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Readers of a huge tmpfs file must not copy freed memory when the large
+ * folio they read is split under them.
+ *
+ * The reference-free read path looks a folio up once and copies it page by
+ * page.  A large folio may be split while such a reader copies it, and its
+ * pages freed.  As in mm/folio_split_race_test.c upstream: a file of
+ * stamped pages (see fnr_common.h) in a PMD-sized folio, reader threads and
+ * one splitter, started on a barrier.  The splitter splits the folio
+ * (through debugfs split_huge_pages), cuts the file at a random page of
+ * its last 64, which frees the pages past the cut, reuses freed pages at
+ * once (anonymous memory it faults in on the same CPU takes them from the
+ * per-CPU free list) for a stamp of its own, and writes the cut pages
+ * back; every few cuts it replaces the file's folio by a new huge one.
+ * Readers read the last 64 pages and check every byte they get against
+ * the stamps; the first bad byte is reported with the page it was read
+ * from.
+ *
+ * Legitimately the file never reads as zeros, so that a freed page cleared
+ * by init_on_free shows: a read past the cut is short.  Punching a hole, or
+ * cutting a folio that is still large, would zero pages in place first
+ * (truncate_inode_partial_folio()), which is why the folio is split before
+ * it is cut, and the cut is skipped when the split failed.
+ *
+ * The control variant turns the RCU deferral off through debugfs
+ * (CONFIG_DEBUG_VM kernels) and passes only if a reader copies a freed
+ * page.  Both skip unless FNR_DIR is a tmpfs whose files get huge folios
+ * (mounted huge=always, CONFIG_TRANSPARENT_HUGEPAGE).
+ *
+ * Environment: FNR_DIR, FNR_SECONDS (default 4), FNR_CONTROL_SECONDS
+ * (default 90; the control stops at the first bad read), FNR_READERS
+ * (default 2), FNR_SKIP_CONTROL=1.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <limits.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
+#include "../kselftest_harness.h"
+#include "fnr_pressure.h"
+
+#define PG		FNR_PAGE
+#define MAX_READ	(128 * 1024)
+#define CUTS		32		/* per folio before it is replaced */
+#define TAIL		(64 * PG)	/* where the file is cut and read */
+#define FILE_ID		0x5170
+#define HOG_ID		0xffffU		/* never a file id */
+#define HOG_PAGES	16
+#define PMD_SIZE_PATH	"/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
+#define SPLIT_PATH	"/sys/kernel/debug/split_huge_pages"
+#ifndef DEFER_FREE
+#define DEFER_FREE	"/sys/kernel/debug/filemap_noref/defer_free"
+#endif
+
+struct split_race {
+	const char *path;
+	int fd;
+	size_t size;			/* the file: one PMD-sized folio */
+	uint8_t *image;			/* what the file holds */
+	pthread_barrier_t start;
+	bool stop;
+	unsigned long bad, reads, kib, cuts, refreshes, not_split;
+	bool have_why, have_err;
+	char why[1024], err[256];
+};
+
+struct reader {
+	struct split_race *r;
+	pthread_t th;
+	int fd;
+	uint64_t rng;
+	uint8_t buf[MAX_READ];
+	unsigned long reads, kib;
+};
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
+static bool stopped(struct split_race *r)
+{
+	return __atomic_load_n(&r->stop, __ATOMIC_RELAXED);
+}
+
+static void race_fail(struct split_race *r, const char *what, int err)
+{
+	if (!__atomic_exchange_n(&r->have_err, true, __ATOMIC_SEQ_CST))
+		snprintf(r->err, sizeof(r->err), "%s: %s", what, strerror(err));
+	__atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);
+}
+
+static long env_long(const char *name, long def, long min, long max)
+{
+	const char *s = getenv(name);
+	long v = s && *s ? strtol(s, NULL, 0) : def;
+
+	return v < min ? min : v > max ? max : v;
+}
+
+/* Grow the file from @off back to its full size, from the image. */
+static int grow(struct split_race *r, uint64_t off)
+{
+	ssize_t n = pwrite(r->fd, r->image + off, r->size - off, off);
+
+	if (n == (ssize_t)(r->size - off))
+		return 0;
+	if (n >= 0)
+		errno = EIO;
+	return -1;
+}
+
+/* Fault in fresh anonymous pages and stamp them, so freed pages get reused. */
+static int hog(uint64_t *m, unsigned long pass)
+{
+	uint64_t c;
+
+	if (madvise(m, HOG_PAGES * PG, MADV_DONTNEED))
+		return -1;
+	for (c = 0; c < HOG_PAGES * FNR_CELLS; c++)
+		m[c] = fnr_stamp(HOG_ID, c / FNR_CELLS, pass, c % FNR_CELLS);
+	return 0;
+}
+
+/* Replace the folio by a new one and make it hot. */
+static int refresh(struct split_race *r)
+{
+	if (ftruncate(r->fd, 0) || grow(r, 0))
+		return -1;
+	return fnr_make_hot(r->fd, 0, r->size);
+}
+
+/* Split the file's folio where it is: its pages stay, unchanged. */
+static int split(struct split_race *r)
+{
+	char cmd[PATH_MAX + 64];
+
+	snprintf(cmd, sizeof(cmd), "%s,0x0,0x%zx", r->path, r->size / PG);
+	return fnr_write_str(SPLIT_PATH, cmd);
+}
+
+/* Is there a huge shmem folio left (this test's file is the only one)? */
+static bool huge_left(void)
+{
+	return fnr_proc_value("/proc/meminfo", "ShmemHugePages") != 0;
+}
+
+static void *splitter_fn(void *arg)
+{
+	struct split_race *r = arg;
+	uint64_t rng = 0x9e3779b97f4a7c15ULL ^ getpid(), cut;
+	const char *what = "mmap";
+	unsigned long n;
+	uint64_t *m;
+
+	m = mmap(NULL, HOG_PAGES * PG, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pthread_barrier_wait(&r->start);
+	for (n = 0; m != MAP_FAILED && !stopped(r); n++) {
+		if (!(n % CUTS)) {
+			what = "replace the folio";
+			if (refresh(r))
+				break;
+			r->refreshes++;
+			continue;
+		}
+		what = "split";
+		if (split(r))
+			break;
+		if (huge_left()) {
+			r->not_split++;
+			continue;
+		}
+		cut = r->size - (1 + rnd(&rng) % (TAIL / PG)) * PG;
+		what = "truncate";
+		if (ftruncate(r->fd, cut))
+			break;
+		what = "hog";
+		if (hog(m, n))
+			break;
+		what = "grow";
+		if (grow(r, cut))
+			break;
+		r->cuts++;
+		/* Let the readers get going on the whole file again. */
+		usleep(500);
+	}
+	if (!stopped(r))
+		race_fail(r, what, errno);
+	if (m != MAP_FAILED)
+		munmap(m, HOG_PAGES * PG);
+	return NULL;
+}
+
+/* Describe the first bad byte, at buffer index @i of a read at @off. */
+static void report_bad(struct split_race *r, struct reader *rd, uint64_t off,
+		       size_t got, size_t i)
+{
+	uint64_t o = off + i, cell = o & ~7ULL, v = 0, want;
+	char ws[96], fs[96];
+	const char *kind;
+	bool zeros;
+	int b;
+
+	if (__atomic_exchange_n(&r->have_why, true, __ATOMIC_SEQ_CST))
+		return;
+	memcpy(&want, r->image + cell, 8);
+	if (cell >= off && cell + 8 <= off + got)
+		memcpy(&v, rd->buf + (cell - off), 8);
+	else
+		v = rd->buf[i];
+	fnr_stamp_decode(want, ws, sizeof(ws));
+	fnr_stamp_decode(v, fs, sizeof(fs));
+	for (b = 0, zeros = true; b < 64; b += 8)
+		if ((v >> b & 0xff) && (v >> b & 0xff) != (want >> b & 0xff))
+			zeros = false;
+	if (zeros)
+		kind = "zeros: freed page cleared by init_on_free?";
+	else if ((v >> 48) == HOG_ID && ((v >> 9) & 7) == FNR_MARK)
+		kind = "splitter's stamp: freed page reused";
+	else
+		kind = "foreign data";
+	snprintf(r->why, sizeof(r->why),
+		 "offset %llu (page %llu of the folio, cell %llu), pread(off %llu) returned %zu bytes: expected %s, found %s [%s]",
+		 (unsigned long long)o, (unsigned long long)(o / PG),
+		 (unsigned long long)(o % PG / 8), (unsigned long long)off,
+		 got, ws, fs, kind);
+}
+
+/* True if the bytes read are the image's. */
+static bool check_read(struct split_race *r, struct reader *rd, uint64_t off,
+		       size_t got)
+{
+	size_t i;
+
+	if (!memcmp(rd->buf, r->image + off, got))
+		return true;
+	for (i = 0; rd->buf[i] == r->image[off + i]; i++)
+		;
+	report_bad(r, rd, off, got, i);
+	return false;
+}
+
+static void *reader_fn(void *arg)
+{
+	struct reader *rd = arg;
+	struct split_race *r = rd->r;
+	uint64_t off;
+	size_t len;
+	ssize_t got;
+
+	pthread_barrier_wait(&r->start);
+	while (!stopped(r)) {
+		len = 16 + rnd(&rd->rng) % (MAX_READ - 15);
+		off = r->size - TAIL + rnd(&rd->rng) % (TAIL - len);
+		/* Short past the cut; never more than asked for. */
+		got = pread(rd->fd, rd->buf, len, off);
+		if (got < 0) {
+			race_fail(r, "pread", errno);
+			break;
+		}
+		rd->reads++;
+		rd->kib += got >> 10;
+		if (!check_read(r, rd, off, got))
+			__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+FIXTURE(split)
+{
+	struct split_race r;
+	char path[PATH_MAX];
+	bool defer_off;
+};
+
+FIXTURE_VARIANT(split)
+{
+	bool control;		/* run with the RCU-deferred free off */
+};
+
+FIXTURE_VARIANT_ADD(split, deferred) { };
+FIXTURE_VARIANT_ADD(split, control) { .control = true };
+
+FIXTURE_SETUP(split)
+{
+	struct split_race *r = &self->r;
+	const char *no = getenv("FNR_SKIP_CONTROL");
+	long before, after;
+	struct statfs sfs;
+
+	r->fd = -1;
+	if (variant->control && no && *no && strcmp(no, "0"))
+		SKIP(return, "FNR_SKIP_CONTROL is set");
+	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
+	if (sfs.f_type != TMPFS_MAGIC)
+		SKIP(return, "%s is not a tmpfs", fnr_testdir());
+	if (access(SPLIT_PATH, W_OK))
+		SKIP(return, "%s: %s (needs CONFIG_TRANSPARENT_HUGEPAGE and debugfs)",
+		     SPLIT_PATH, strerror(errno));
+	if (variant->control && access(DEFER_FREE, W_OK))
+		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
+		     DEFER_FREE, strerror(errno));
+	r->size = fnr_read_long(PMD_SIZE_PATH);
+	if ((long)r->size <= 0)
+		SKIP(return, "no %s: CONFIG_TRANSPARENT_HUGEPAGE off?",
+		     PMD_SIZE_PATH);
+
+	snprintf(self->path, sizeof(self->path), "%s/fnr_split.XXXXXX",
+		 fnr_testdir());
+	r->fd = mkstemp(self->path);
+	r->path = self->path;
+	ASSERT_LE(0, r->fd) TH_LOG("mkstemp(%s): %s", self->path,
+				   strerror(errno));
+	r->image = malloc(r->size);
+	ASSERT_NE(NULL, r->image);
+	fnr_fill(r->image, r->size, 0, FILE_ID, 1);
+
+	before = fnr_proc_value("/proc/meminfo", "ShmemHugePages");
+	ASSERT_EQ(0, grow(r, 0))
+		TH_LOG("write %s: %s", self->path, strerror(errno));
+	after = fnr_proc_value("/proc/meminfo", "ShmemHugePages");
+	if (before < 0 || after - before < (long)(r->size >> 10))
+		SKIP(return, "no huge folios on %s (ShmemHugePages %ld -> %ld kB)",
+		     fnr_testdir(), before, after);
+	ASSERT_EQ(0, fnr_make_hot(r->fd, 0, r->size));
+}
+
+/* In the parent, so this also happens when the test dies. */
+FIXTURE_TEARDOWN_PARENT(split)
+{
+	if (self->defer_off && fnr_write_str(DEFER_FREE, "1\n"))
+		TH_LOG("could not restore %s: %s", DEFER_FREE, strerror(errno));
+	if (self->path[0])
+		unlink(self->path);
+}
+
+/* Let the race run for @seconds; a control run stops at a bad read. */
+static void race_wait(struct split_race *r, long seconds, bool control)
+{
+	double end = fnr_now() + seconds;
+
+	while (!stopped(r) && fnr_now() < end) {
+		usleep(10000);
+		if (control && __atomic_load_n(&r->bad, __ATOMIC_RELAXED))
+			break;
+	}
+	__atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);
+}
+
+TEST_F_TIMEOUT(split, race, 120)
+{
+	long secs = variant->control ?
+		    env_long("FNR_CONTROL_SECONDS", 90, 1, 90) :
+		    env_long("FNR_SECONDS", 4, 1, 90);
+	long i, nr = env_long("FNR_READERS", 2, 1, 64);
+	struct reader *rd = calloc(nr, sizeof(*rd));
+	struct split_race *r = &self->r;
+	long splits, failed;
+	pthread_t sp;
+
+	ASSERT_NE(NULL, rd);
+	if (variant->control) {
+		ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "0\n"))
+			TH_LOG("write 0 to %s: %s", DEFER_FREE, strerror(errno));
+		self->defer_off = true;
+	}
+	splits = fnr_vmstat("thp_split_page");
+	failed = fnr_vmstat("thp_split_page_failed");
+	ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + 2));
+	for (i = 0; i < nr; i++) {
+		rd[i].r = r;
+		rd[i].rng = 0x2545f4914f6cdd1dULL * (i + 1) ^ getpid();
+		rd[i].fd = open(self->path, O_RDONLY);
+		ASSERT_LE(0, rd[i].fd) TH_LOG("open: %s", strerror(errno));
+		ASSERT_EQ(0, pthread_create(&rd[i].th, NULL, reader_fn, &rd[i]));
+	}
+	ASSERT_EQ(0, pthread_create(&sp, NULL, splitter_fn, r));
+	pthread_barrier_wait(&r->start);
+	race_wait(r, secs, variant->control);
+	ASSERT_EQ(0, pthread_join(sp, NULL));
+	for (i = 0; i < nr; i++) {
+		ASSERT_EQ(0, pthread_join(rd[i].th, NULL));
+		r->reads += rd[i].reads;
+		r->kib += rd[i].kib;
+		close(rd[i].fd);
+	}
+	free(rd);
+	splits = fnr_vmstat("thp_split_page") - splits;
+	failed = fnr_vmstat("thp_split_page_failed") - failed;
+	if (variant->control) {
+		ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "1\n"))
+			TH_LOG("restore %s: %s", DEFER_FREE, strerror(errno));
+		self->defer_off = false;
+	}
+
+	TH_LOG(
+	"%lu reads (%lu MiB), %lu bad; %lu cuts, %lu folios replaced; %ld splits, %ld failed (%lu cuts skipped)",
+	       r->reads, r->kib >> 10, r->bad, r->cuts, r->refreshes, splits,
+	       failed, r->not_split);
+	if (r->have_why)
+		TH_LOG("first bad read: %s", r->why);
+	ASSERT_FALSE(r->have_err) TH_LOG("%s", r->err);
+	ASSERT_LT(0, r->reads);
+	/* Without splits there was no race to lose. */
+	ASSERT_LT(0, splits) TH_LOG("no huge folio was split");
+	if (variant->control) {
+		EXPECT_LT(0, r->bad)
+			TH_LOG("defer_free=0 but no bad read: %s",
+			       "the test could not detect the injected bug");
+	} else {
+		EXPECT_EQ(0, r->bad)
+			TH_LOG("readers copied freed or foreign memory");
+	}
+}
+
+TEST_HARNESS_MAIN
