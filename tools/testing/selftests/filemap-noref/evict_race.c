@@ -109,10 +109,10 @@ struct race {
 	uint64_t span;			/* readers read pages [0, span) */
 	size_t hog_bytes;
 	pthread_barrier_t start;
-	bool stop;
+	struct fnr_stop ctl;
 	unsigned long bad, bad_kind[BAD_NR], evictions, hog_passes;
-	bool have_why[BAD_NR], have_err;
-	char why[BAD_NR][PATH_MAX + 512], err[256];
+	bool have_why[BAD_NR];
+	char why[BAD_NR][PATH_MAX + 512];
 };
 
 struct reader {
@@ -134,38 +134,9 @@ struct snap {
 	uint32_t hi;			/* gen after the read */
 };
 
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dULL;
-}
-
 static uint32_t ld(const uint32_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static bool stopped(struct race *r)
-{
-	return __atomic_load_n(&r->stop, __ATOMIC_RELAXED);
-}
-
-/* Record the first thread error and stop the race. */
-static void race_fail(struct race *r, const char *what, int err)
-{
-	if (!__atomic_exchange_n(&r->have_err, true, __ATOMIC_SEQ_CST))
-		snprintf(r->err, sizeof(r->err), "%s: %s", what, strerror(err));
-	__atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);
-}
-
-static long env_long(const char *name, long def, long min, long max)
-{
-	const char *s = getenv(name);
-	long v = s && *s ? strtol(s, NULL, 0) : def;
-
-	return v < min ? min : v > max ? max : v;
 }
 
 /* Write page @p of @f as generation @gen with one full-page pwrite(). */
@@ -231,8 +202,9 @@ static int evict_truncate(struct race *r, struct er_file *f)
 /* Punch a random page range and rewrite it with the next generation. */
 static int evict_punch(struct er_file *f, uint64_t *rng)
 {
-	uint64_t first = rnd(rng) % NPAGES;
-	uint64_t n = 1 + rnd(rng) % (NPAGES - first < 16 ? NPAGES - first : 16);
+	uint64_t first = fnr_rnd(rng) % NPAGES;
+	uint64_t left = NPAGES - first;
+	uint64_t n = 1 + fnr_rnd(rng) % (left < 16 ? left : 16);
 	uint32_t gen = f->gen + 1;
 
 	__atomic_store_n(&f->gen, gen, __ATOMIC_RELEASE);
@@ -268,13 +240,13 @@ static void *evictor_fn(void *arg)
 	unsigned long n;
 
 	pthread_barrier_wait(&r->start);
-	for (n = 0; !stopped(r); n++) {
+	for (n = 0; !fnr_stopped(&r->ctl); n++) {
 		if (r->kind == EV_ALL)
 			do
-				kind = rnd(&rng) % EV_NR;
+				kind = fnr_rnd(&rng) % EV_NR;
 			while (!(r->kinds & (1U << kind)));
 		if (evict_one(r, kind, &r->f[n % NFILES], &rng)) {
-			race_fail(r, ev_name[kind], errno);
+			fnr_fail(&r->ctl, ev_name[kind], errno);
 			break;
 		}
 	}
@@ -291,19 +263,19 @@ static void *hog_fn(void *arg)
 	unsigned int c;
 
 	pthread_barrier_wait(&r->start);
-	for (pass = 0; !stopped(r); pass++) {
+	for (pass = 0; !fnr_stopped(&r->ctl); pass++) {
 		m = mmap(NULL, r->hog_bytes, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED) {
-			race_fail(r, "hog mmap", errno);
+			fnr_fail(&r->ctl, "hog mmap", errno);
 			break;
 		}
-		for (pg = 0; pg < npages && !stopped(r); pg++)
+		for (pg = 0; pg < npages && !fnr_stopped(&r->ctl); pg++)
 			for (c = 0; c < FNR_CELLS; c++)
 				m[pg * FNR_CELLS + c] =
 					fnr_stamp(HOG_ID, pg, pass, c);
 		if (munmap(m, r->hog_bytes)) {
-			race_fail(r, "hog munmap", errno);
+			fnr_fail(&r->ctl, "hog munmap", errno);
 			break;
 		}
 	}
@@ -422,18 +394,19 @@ static bool check_read(struct race *r, int fi, const uint8_t *buf,
 static void pick_range(uint64_t *rng, uint64_t span, uint64_t *off,
 		       size_t *len)
 {
-	uint64_t x = rnd(rng);
+	uint64_t x = fnr_rnd(rng);
 
 	*len = 16 + x % (MAX_READ - 15);
 	switch ((x >> 40) % 3) {
 	case 0:
-		*off = rnd(rng) % span * PG;
+		*off = fnr_rnd(rng) % span * PG;
 		break;
 	case 1:
-		*off = (1 + rnd(rng) % (span - 1)) * PG - 1 - rnd(rng) % 64;
+		*off = (1 + fnr_rnd(rng) % (span - 1)) * PG - 1 -
+		       fnr_rnd(rng) % 64;
 		break;
 	default:
-		*off = rnd(rng) % (span * PG);
+		*off = fnr_rnd(rng) % (span * PG);
 	}
 	if (*off + *len > span * PG)
 		*off = span * PG - *len;
@@ -491,13 +464,13 @@ static void *reader_fn(void *arg)
 	int fi;
 
 	pthread_barrier_wait(&r->start);
-	while (!stopped(r)) {
-		fi = rnd(&rd->rng) % NFILES;
+	while (!fnr_stopped(&r->ctl)) {
+		fi = fnr_rnd(&rd->rng) % NFILES;
 		pick_range(&rd->rng, r->span, &off, &len);
 		snap_before(&r->f[fi], off, len, &s);
 		got = pread(rd->fd[fi], rd->buf, len, off);
 		if (got < 0) {
-			race_fail(r, "pread", errno);
+			fnr_fail(&r->ctl, "pread", errno);
 			break;
 		}
 		snap_after(&r->f[fi], off, len, &s);
@@ -629,8 +602,8 @@ static void race_wait(struct race *r, long seconds, bool control)
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (control && __atomic_load_n(&r->bad, __ATOMIC_RELAXED))
 			break;
-	} while (!stopped(r) && t.tv_sec - t0.tv_sec < seconds);
-	__atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);
+	} while (!fnr_stopped(&r->ctl) && t.tv_sec - t0.tv_sec < seconds);
+	fnr_set_stop(&r->ctl);
 }
 
 static void log_result(struct __test_metadata *_metadata, struct race *r,
@@ -652,7 +625,7 @@ static void log_result(struct __test_metadata *_metadata, struct race *r,
 static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 		     enum evictor kind, long seconds, bool control)
 {
-	long i, nr = env_long("FNR_READERS", 2, 1, 64);
+	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
 	struct reader *rd = calloc(nr, sizeof(*rd));
 	struct race *r = calloc(1, sizeof(*r));
 	unsigned long reads = 0;
@@ -710,7 +683,7 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 		free(rd[i].buf);
 	}
 	log_result(_metadata, r, reads, bytes);
-	ASSERT_FALSE(r->have_err) TH_LOG("%s", r->err);
+	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
 	ASSERT_LT(0, reads);
 	if (r->drop_fd >= 0)
 		EXPECT_EQ(0, close(r->drop_fd));
@@ -796,8 +769,8 @@ FIXTURE_TEARDOWN_PARENT(evict)
 TEST_F_TIMEOUT(evict, race, 120)
 {
 	long secs = variant->control ?
-		    env_long("FNR_CONTROL_SECONDS", 30, 1, 90) :
-		    env_long("FNR_SECONDS", 4, 1, 90);
+		    fnr_env_long("FNR_CONTROL_SECONDS", 30, 1, 90) :
+		    fnr_env_long("FNR_SECONDS", 4, 1, 90);
 	long bad;
 
 	if (variant->control) {

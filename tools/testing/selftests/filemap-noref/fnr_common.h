@@ -167,6 +167,48 @@ static inline int fnr_write_str(const char *path, const char *s)
 	return 0;
 }
 
+/* xorshift64*: a cheap pseudo-random sequence from a non-zero seed. */
+static inline uint64_t fnr_rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
+/* Environment variable @name as a number, @def if unset, within bounds. */
+static inline long fnr_env_long(const char *name, long def, long min, long max)
+{
+	const char *s = getenv(name);
+	long v = s && *s ? strtol(s, NULL, 0) : def;
+
+	return v < min ? min : v > max ? max : v;
+}
+
+/* Threads racing in a test: when to stop, and the first error. */
+struct fnr_stop {
+	bool stop, have_err;
+	char err[256];
+};
+
+static inline bool fnr_stopped(struct fnr_stop *s)
+{
+	return __atomic_load_n(&s->stop, __ATOMIC_RELAXED);
+}
+
+static inline void fnr_set_stop(struct fnr_stop *s)
+{
+	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+}
+
+/* Record the first thread error and stop the race. */
+static inline void fnr_fail(struct fnr_stop *s, const char *what, int err)
+{
+	if (!__atomic_exchange_n(&s->have_err, true, __ATOMIC_SEQ_CST))
+		snprintf(s->err, sizeof(s->err), "%s: %s", what, strerror(err));
+	fnr_set_stop(s);
+}
+
 /* Directory the tests create their files in. */
 static inline const char *fnr_testdir(void)
 {

@@ -63,10 +63,10 @@ struct split_race {
 	size_t size;			/* the file: one PMD-sized folio */
 	uint8_t *image;			/* what the file holds */
 	pthread_barrier_t start;
-	bool stop;
+	struct fnr_stop ctl;
 	unsigned long bad, reads, kib, cuts, refreshes, not_split;
-	bool have_why, have_err;
-	char why[1024], err[256];
+	bool have_why;
+	char why[1024];
 };
 
 struct reader {
@@ -77,34 +77,6 @@ struct reader {
 	uint8_t buf[MAX_READ];
 	unsigned long reads, kib;
 };
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dULL;
-}
-
-static bool stopped(struct split_race *r)
-{
-	return __atomic_load_n(&r->stop, __ATOMIC_RELAXED);
-}
-
-static void race_fail(struct split_race *r, const char *what, int err)
-{
-	if (!__atomic_exchange_n(&r->have_err, true, __ATOMIC_SEQ_CST))
-		snprintf(r->err, sizeof(r->err), "%s: %s", what, strerror(err));
-	__atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);
-}
-
-static long env_long(const char *name, long def, long min, long max)
-{
-	const char *s = getenv(name);
-	long v = s && *s ? strtol(s, NULL, 0) : def;
-
-	return v < min ? min : v > max ? max : v;
-}
 
 /* Grow the file from @off back to its full size, from the image. */
 static int grow(struct split_race *r, uint64_t off)
@@ -164,7 +136,7 @@ static void *splitter_fn(void *arg)
 	m = mmap(NULL, HOG_PAGES * PG, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	pthread_barrier_wait(&r->start);
-	for (n = 0; m != MAP_FAILED && !stopped(r); n++) {
+	for (n = 0; m != MAP_FAILED && !fnr_stopped(&r->ctl); n++) {
 		if (!(n % CUTS)) {
 			what = "replace the folio";
 			if (refresh(r))
@@ -179,7 +151,7 @@ static void *splitter_fn(void *arg)
 			r->not_split++;
 			continue;
 		}
-		cut = r->size - (1 + rnd(&rng) % (TAIL / PG)) * PG;
+		cut = r->size - (1 + fnr_rnd(&rng) % (TAIL / PG)) * PG;
 		what = "truncate";
 		if (ftruncate(r->fd, cut))
 			break;
@@ -193,8 +165,8 @@ static void *splitter_fn(void *arg)
 		/* Let the readers get going on the whole file again. */
 		usleep(500);
 	}
-	if (!stopped(r))
-		race_fail(r, what, errno);
+	if (!fnr_stopped(&r->ctl))
+		fnr_fail(&r->ctl, what, errno);
 	if (m != MAP_FAILED)
 		munmap(m, HOG_PAGES * PG);
 	return NULL;
@@ -258,13 +230,13 @@ static void *reader_fn(void *arg)
 	ssize_t got;
 
 	pthread_barrier_wait(&r->start);
-	while (!stopped(r)) {
-		len = 16 + rnd(&rd->rng) % (MAX_READ - 15);
-		off = r->size - TAIL + rnd(&rd->rng) % (TAIL - len);
+	while (!fnr_stopped(&r->ctl)) {
+		len = 16 + fnr_rnd(&rd->rng) % (MAX_READ - 15);
+		off = r->size - TAIL + fnr_rnd(&rd->rng) % (TAIL - len);
 		/* Short past the cut; never more than asked for. */
 		got = pread(rd->fd, rd->buf, len, off);
 		if (got < 0) {
-			race_fail(r, "pread", errno);
+			fnr_fail(&r->ctl, "pread", errno);
 			break;
 		}
 		rd->reads++;
@@ -348,20 +320,20 @@ static void race_wait(struct split_race *r, long seconds, bool control)
 {
 	double end = fnr_now() + seconds;
 
-	while (!stopped(r) && fnr_now() < end) {
+	while (!fnr_stopped(&r->ctl) && fnr_now() < end) {
 		usleep(10000);
 		if (control && __atomic_load_n(&r->bad, __ATOMIC_RELAXED))
 			break;
 	}
-	__atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);
+	fnr_set_stop(&r->ctl);
 }
 
 TEST_F_TIMEOUT(split, race, 120)
 {
 	long secs = variant->control ?
-		    env_long("FNR_CONTROL_SECONDS", 90, 1, 90) :
-		    env_long("FNR_SECONDS", 4, 1, 90);
-	long i, nr = env_long("FNR_READERS", 2, 1, 64);
+		    fnr_env_long("FNR_CONTROL_SECONDS", 90, 1, 90) :
+		    fnr_env_long("FNR_SECONDS", 4, 1, 90);
+	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
 	struct reader *rd = calloc(nr, sizeof(*rd));
 	struct split_race *r = &self->r;
 	long splits, failed;
@@ -408,7 +380,7 @@ TEST_F_TIMEOUT(split, race, 120)
 	       failed, r->not_split);
 	if (r->have_why)
 		TH_LOG("first bad read: %s", r->why);
-	ASSERT_FALSE(r->have_err) TH_LOG("%s", r->err);
+	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
 	ASSERT_LT(0, r->reads);
 	/* Without splits there was no race to lose. */
 	ASSERT_LT(0, splits) TH_LOG("no huge folio was split");
