@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# Turn "KERNEL JOB FNR-BENCH key=value..." lines into the side-by-side table
-# on stdout and the TSV file named by -v tsv=FILE. POSIX awk (mawk).
+# Turn "KERNEL JOB FNR-BENCH key=value..." lines (and the oom job's "KERNEL
+# oom FNR-OOM-EDGE edge=E ...") into the side-by-side table on stdout and
+# the TSV file named by -v tsv=FILE; -v oom_mib=N: the oom guest's memory.
+# POSIX awk (mawk).
 
 function median(list,    v, n, i, j, t) {
 	n = split(list, v, " ")
@@ -29,6 +31,14 @@ function median(list,    v, n, i, j, t) {
 			add(key, kernel, kv[pm[i]])
 			unit[key] = pm[i + 2]
 		}
+		next
+	}
+	if (job == "oom") {
+		# oom_churn's 4 churners (2 file, 2 memfd) on ext4; the edge in
+		# MiB, or below/above the job's range.
+		key = "oom\text4\t" oom_mib "\t4\tedge"
+		add(key, kernel, kv["edge"])
+		unit[key] = "MiB"
 		next
 	}
 	if (job == "bench-icount") {
@@ -66,7 +76,7 @@ END {
 	for (i = 1; i <= nkeys; i++) {
 		key = order[i]
 		split(key, k, "\t")
-		if (k[1] == "pending") {
+		if (k[1] == "pending" || k[1] == "oom") {
 			b = median(vals[key, "base"]); rb = lo "-" hi
 			p = median(vals[key, "patched"]); rp = lo "-" hi
 			row(key, b, p, unit[key], rb, rp)

@@ -7,15 +7,21 @@
 #  - contention: all host CPUs as vCPUs, all threads on one file (same) or
 #    one file each (sep); ROUNDS alternating base/patched boots, median;
 #  - pending: freed memory waiting for a grace period under churn, and the
-#    churn throughput; PENDING_ROUNDS alternating boots, median.
-# BENCH_JOBS picks a subset (default: icount contention pending).
+#    churn throughput; PENDING_ROUNDS alternating boots, median;
+#  - oom: the OOM edge in a 512 MiB guest as make check finds it (the most
+#    anonymous memory past what is available that 3 runs in a row survive
+#    without an OOM kill, scripts/guest/jobs/oom); OOM_ROUNDS alternating
+#    boots (default 1, about 5 minutes each), median.
+# BENCH_JOBS picks a subset (default: icount contention pending oom).
 # Prints a table and writes build/bench/results.tsv.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 rounds=${ROUNDS:-5}
 pending_rounds=${PENDING_ROUNDS:-3}
-jobs=${BENCH_JOBS:-icount contention pending}
+oom_rounds=${OOM_ROUNDS:-1}
+oom_mib=512
+jobs=${BENCH_JOBS:-icount contention pending oom}
 out=$BUILD/bench
 "$TOP/scripts/get-base.sh" >/dev/null
 "$TOP/scripts/apply.sh" "$BUILD/patched/src"
@@ -30,7 +36,7 @@ run() {	# run KERNEL(base|patched) JOB RUNDIR
 	info "bench: $1 kernel, $2 ($3)"
 	"$TOP/scripts/run-guest.sh" "$BUILD/$1/obj-bench/arch/x86/boot/bzImage" \
 		"$BUILD/initramfs.cpio.gz" "$2" "$out/$3"
-	grep "^FNR-BENCH " "$out/$3/results.log" | sed "s/^/$1 $2 /" >>"$out/raw.txt"
+	grep -E "^FNR-(BENCH|OOM-EDGE) " "$out/$3/results.log" | sed "s/^/$1 $2 /" >>"$out/raw.txt"
 }
 
 for job in $jobs; do
@@ -51,11 +57,18 @@ for job in $jobs; do
 			run patched bench-pending "pending-patched-$r"
 		done
 		;;
-	*) die "BENCH_JOBS: unknown job '$job' (icount, contention, pending)" ;;
+	oom)
+		for r in $(seq "$oom_rounds"); do
+			OOM_OK=1 MEM=$oom_mib APPEND=init_on_free=1 run base oom "oom-base-$r"
+			OOM_OK=1 MEM=$oom_mib APPEND=init_on_free=1 run patched oom "oom-patched-$r"
+		done
+		;;
+	*) die "BENCH_JOBS: unknown job '$job' (icount, contention, pending, oom)" ;;
 	esac
 done
 
-awk -f "$TOP/scripts/bench-table.awk" -v tsv="$out/results.tsv" "$out/raw.txt"
+awk -f "$TOP/scripts/bench-table.awk" -v tsv="$out/results.tsv" -v oom_mib=$oom_mib \
+	"$out/raw.txt"
 info "results: $out/results.tsv (raw lines: $out/raw.txt)"
 case " $jobs " in
 *" icount "* | *" contention "*)

@@ -16,6 +16,15 @@
  * rcu_free_pending is 0 and memory.current is back to what it was before,
  * within 1 MiB (no charge leaked with a deferred folio).
  *
+ * Two more tests truncate 32 MiB of hot page cache in the cgroup, next to
+ * 8 MiB of anonymous memory, and at once lower memory.max below what the
+ * truncated file still holds (max_after_truncate) or ask memory.reclaim
+ * for half of it (reclaim_after_truncate): the kernel must wait for the
+ * pending pages instead of OOM-killing the cgroup's task or failing with
+ * EAGAIN.  On CONFIG_DEBUG_VM kernels the deferred-free worker is held
+ * back for a second (debugfs filemap_noref/delay_free_us), with expedited
+ * grace periods off, so that only that wait can free them in time.
+ *
  * Needs cgroup v2 at /sys/fs/cgroup with the memory controller; skips
  * otherwise.  On a kernel without the series there is no rcu_free_pending
  * key and only the OOM and leak checks run.  Each test churns for
@@ -46,6 +55,10 @@
 #define STAT_FLUSH_US	2500000	/* memcg stats flush every 2 s */
 #define FORCE_SLACK	FNR_MIB	/* 0.2 MiB seen once */
 #define LEAK_SLACK	FNR_MIB	/* slab and the like: 376 KiB seen on tmpfs */
+#define LIMIT_ANON	(8 * FNR_MIB)
+#define LIMIT_FILE	(32 * FNR_MIB)
+#define LIMIT_MARGIN	(8 * FNR_MIB)	/* page tables, slab, buffers */
+#define DELAY_FREE	"/sys/kernel/debug/filemap_noref/delay_free_us"
 
 static int seconds(void)
 {
@@ -202,6 +215,120 @@ TEST_F(memcg, churn_next_to_anon)
 	if (self->expedite_pages >= 0)
 		ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 0));
 	run_churners(_metadata, self, 1, 8 * FNR_MIB, self->max * 2 / 3, false);
+}
+
+/* A child in the cgroup: anon memory, then a hot file it truncates. */
+static pid_t start_truncator(const char *cg, const char *dir, int *rfd)
+{
+	char path[512], c;
+	int p[2], fd;
+	pid_t pid;
+	char *m;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid) {
+		close(p[1]);
+		*rfd = p[0];
+		return pid;
+	}
+	close(p[0]);
+	if (fnr_cg_enter(cg))
+		_exit(1);
+	m = mmap(NULL, LIMIT_ANON, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (m == MAP_FAILED || write(p[1], "a", 1) != 1)
+		_exit(1);
+	snprintf(path, sizeof(path), "%s/fnr_limit.%d", dir, getpid());
+	fd = fnr_hot_file(path, LIMIT_FILE);
+	unlink(path);
+	if (fd < 0 || ftruncate(fd, 0))
+		_exit(1);
+	close(fd);
+	c = 't';
+	if (write(p[1], &c, 1) != 1)
+		_exit(1);
+	pause();
+	_exit(0);
+}
+
+/*
+ * The child truncates LIMIT_FILE of hot page cache, and at once memory.max
+ * is set to what the child had before the file, plus a margin (@what
+ * "max"), or LIMIT_FILE / 2 is asked of memory.reclaim (@what "reclaim").
+ * The truncated file's folios still wait for their grace period, charged:
+ * reclaim finds nothing else (no swap), so the kernel must wait for them
+ * rather than OOM-kill the child (memory.max) or fail with EAGAIN
+ * (memory.reclaim).  On CONFIG_DEBUG_VM kernels the deferred-free worker
+ * is held back by debugfs filemap_noref/delay_free_us and expedited grace
+ * periods are off, so that nothing but that wait can free the folios in
+ * time.
+ */
+static void limit_after_truncate(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(memcg) *self, const char *what)
+{
+	char path[512], c, v[32];
+	long cur_anon, cur_file, cur, events;
+	int rfd, status, ret;
+	bool delay_on;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/memory.max", self->cg);
+	ASSERT_EQ(0, fnr_write_str(path, "max\n"));
+	if (self->expedite_pages >= 0)
+		ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 0));
+	delay_on = !access(DELAY_FREE, W_OK);
+	if (delay_on)
+		ASSERT_EQ(0, fnr_write_str(DELAY_FREE, "1000000\n"));
+
+	pid = start_truncator(self->cg, fnr_testdir(), &rfd);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, read(rfd, &c, 1));
+	cur_anon = fnr_cg_value(self->cg, "memory.current", NULL);
+	ASSERT_EQ(1, read(rfd, &c, 1)) TH_LOG("the child could not make its file");
+	cur_file = fnr_cg_value(self->cg, "memory.current", NULL);
+	if (!strcmp(what, "max")) {
+		snprintf(path, sizeof(path), "%s/memory.max", self->cg);
+		ret = fnr_write_long(path, cur_anon + LIMIT_MARGIN);
+	} else {
+		snprintf(path, sizeof(path), "%s/memory.reclaim", self->cg);
+		snprintf(v, sizeof(v), "%lu\n", LIMIT_FILE / 2);
+		ret = fnr_write_str(path, v);
+	}
+	ret = ret ? errno : 0;
+	cur = fnr_cg_value(self->cg, "memory.current", NULL);
+	events = fnr_cg_value(self->cg, "memory.events", "oom_kill");
+	if (delay_on && fnr_write_str(DELAY_FREE, "0\n"))
+		TH_LOG("could not reset %s", DELAY_FREE);
+	if (waitpid(pid, &status, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		status = 0;
+	}
+	close(rfd);
+
+	TH_LOG(
+	"memory.%s after truncating %lu MiB of hot page cache: memory.current %.1f MiB with anon, %.1f with the file, %.1f after; write: %s; oom_kill %ld%s",
+	       what, LIMIT_FILE / FNR_MIB, (double)cur_anon / FNR_MIB,
+	       (double)cur_file / FNR_MIB, (double)cur / FNR_MIB,
+	       ret ? strerror(ret) : "ok", events,
+	       delay_on ? " (deferred-free worker held back 1 s)" : "");
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, events) TH_LOG("the child was OOM-killed");
+	EXPECT_FALSE(WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL);
+}
+
+/* memory.max lowered below the pending pages of a truncated hot file. */
+TEST_F(memcg, max_after_truncate)
+{
+	limit_after_truncate(_metadata, self, "max");
+}
+
+/* memory.reclaim asked for pages that are only pending. */
+TEST_F(memcg, reclaim_after_truncate)
+{
+	limit_after_truncate(_metadata, self, "reclaim");
 }
 
 TEST_HARNESS_MAIN

@@ -7,10 +7,10 @@
  * to what is left (MemAvailable at the start minus the churners' files and
  * a margin, plus -e MiB).  Counts OOM kills (oom_kill in /proc/vmstat) and
  * the minimum MemAvailable.  The test itself only fails if the workload
- * breaks.  make check runs it in a 512 MiB guest on the base and on the
- * patched kernel at the edge (-e 128), where the patched kernel must not
- * kill more than the base, and 32 MiB past it (-e 160), where the base
- * must kill: the workload is that close to the edge, and kills are seen.
+ * breaks.  make check finds the edge on the base and the patched kernel
+ * in a 512 MiB guest: the largest -e that 3 runs in a row survive without
+ * a kill, by bisection on a 16 MiB grid (scripts/guest/jobs/oom); the
+ * patched edge must be at most 16 MiB below the base's.
  *
  *   oom_churn -d dir [-T seconds] [-e extra MiB]
  */

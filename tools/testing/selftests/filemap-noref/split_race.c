@@ -17,20 +17,42 @@
  * the stamps; the first bad byte is reported with the page it was read
  * from.
  *
- * Legitimately the file never reads as zeros, so that a freed page cleared
- * by init_on_free shows: a read past the cut is short.  Punching a hole, or
+ * Legitimately the file reads as zeros in one case only, so that a freed
+ * page cleared by init_on_free shows: a read past the cut is short, but
+ * tmpfs's normal path may end a read that raced with the cut in one page
+ * of zeros (see zero_page_race(); a kernel without the series does it
+ * too, several times a minute here), and may copy zeros in the middle of
+ * a read that also raced with the file growing back, which the splitter
+ * prevents (see quiesce()).  Punching a hole, or
  * cutting a folio that is still large, would zero pages in place first
  * (truncate_inode_partial_folio()), which is why the folio is split before
  * it is cut, and the cut is skipped when the split failed.
  *
  * The control variant turns the RCU deferral off through debugfs
  * (CONFIG_DEBUG_VM kernels) and passes only if a reader copies a freed
- * page.  Both skip unless FNR_DIR is a tmpfs whose files get huge folios
- * (mounted huge=always, CONFIG_TRANSPARENT_HUGEPAGE).
+ * page.
  *
- * Environment: FNR_DIR, FNR_SECONDS (default 4), FNR_CONTROL_SECONDS
- * (default 90; the control stops at the first bad read), FNR_READERS
- * (default 2), FNR_SKIP_CONTROL=1.
+ * The nonzero_index variant races a split at a non-zero index: a file of
+ * three PMD-sized folios and a tail; readers start a few pages before the
+ * end of the 2nd or 3rd folio and read past it, while the splitter splits
+ * that folio, cuts the file where the folio starts and writes it back (a
+ * read past the cut is short, never zeros).  While a folio is
+ * split, the page after its head is rewritten (in 6.12 its index, which
+ * aliases the folio's size, becomes head->index + 1: 513 pages for a
+ * folio at 2 MiB), so a reader that takes the folio's size from struct
+ * page copies past the folio.  At index 0 the torn size is 1, which is
+ * why the other variants cannot see it.  On CONFIG_DEBUG_VM kernels the
+ * window is widened through debugfs (readers stop 5 ms after checking a
+ * folio, the split 20 ms before the head stops being large) and the
+ * kernel's count of torn sizes it saw and refused is reported.
+ *
+ * All skip unless FNR_DIR is a tmpfs whose files get huge folios (mounted
+ * huge=always, CONFIG_TRANSPARENT_HUGEPAGE).
+ *
+ * Environment: FNR_DIR, FNR_SECONDS (default 4; nonzero_index runs
+ * twice as long), FNR_CONTROL_SECONDS (default 90; the control stops at
+ * the first bad read), FNR_READERS (default 2; nonzero_index 1, which
+ * leaves a CPU to the splitter), FNR_SKIP_CONTROL=1.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -53,14 +75,27 @@
 #define HOG_PAGES	16
 #define PMD_SIZE_PATH	"/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
 #define SPLIT_PATH	"/sys/kernel/debug/split_huge_pages"
-#ifndef DEFER_FREE
-#define DEFER_FREE	"/sys/kernel/debug/filemap_noref/defer_free"
-#endif
+#define FNR_DEBUGFS	"/sys/kernel/debug/filemap_noref/"
+#define DEFER_FREE	FNR_DEBUGFS "defer_free"
+#define DELAY_VALIDATED	FNR_DEBUGFS "delay_validated_us"
+#define DELAY_SPLIT	FNR_DEBUGFS "delay_split_us"
+#define TORN_SIZES	FNR_DEBUGFS "torn_sizes"
+#define INDEX_FOLIOS	3		/* nonzero_index: PMD folios in the file */
+#define INDEX_LEAD	8		/* reads start this many pages before */
+
+struct reader;
 
 struct split_race {
 	const char *path;
 	int fd;
 	size_t size;			/* the file: one PMD-sized folio */
+	size_t pmd;			/* PMD size */
+	bool at_index;			/* nonzero_index: see above */
+	unsigned int split_k;		/* nonzero_index: the folio split next */
+	struct reader *readers;
+	long nr_readers;
+	unsigned long cut_seq;		/* odd while cutting */
+	unsigned long cut_zeros;	/* see zero_page_race() */
 	uint8_t *image;			/* what the file holds */
 	pthread_barrier_t start;
 	struct fnr_stop ctl;
@@ -76,7 +111,41 @@ struct reader {
 	uint64_t rng;
 	uint8_t buf[MAX_READ];
 	unsigned long reads, kib;
+	unsigned long started;		/* preads started */
 };
+
+/*
+ * Wait until every reader has started a pread since the file was cut: the
+ * preads that began before the cut are over.  Only then may the file grow
+ * back.  Otherwise tmpfs could legitimately return zeros: its normal read
+ * path checks i_size (still the old size), finds the page cut away, and
+ * copies the zero page for it if i_size covers the page again by the time
+ * it checks once more, which the growing makes true.
+ */
+static void quiesce(struct split_race *r)
+{
+	long i;
+
+	for (i = 0; i < r->nr_readers; i++) {
+		struct reader *rd = &r->readers[i];
+		unsigned long s = __atomic_load_n(&rd->started, __ATOMIC_ACQUIRE);
+
+		while (__atomic_load_n(&rd->started, __ATOMIC_ACQUIRE) == s &&
+		       !fnr_stopped(&r->ctl))
+			usleep(20);
+	}
+}
+
+/* Cut the file at @off: the pages past it are freed. */
+static int cut(struct split_race *r, uint64_t off)
+{
+	int ret;
+
+	__atomic_add_fetch(&r->cut_seq, 1, __ATOMIC_SEQ_CST);
+	ret = ftruncate(r->fd, off);
+	__atomic_add_fetch(&r->cut_seq, 1, __ATOMIC_SEQ_CST);
+	return ret;
+}
 
 /* Grow the file from @off back to its full size, from the image. */
 static int grow(struct split_race *r, uint64_t off)
@@ -105,18 +174,44 @@ static int hog(uint64_t *m, unsigned long pass)
 /* Replace the folio by a new one and make it hot. */
 static int refresh(struct split_race *r)
 {
-	if (ftruncate(r->fd, 0) || grow(r, 0))
+	if (cut(r, 0))
+		return -1;
+	quiesce(r);
+	if (grow(r, 0))
 		return -1;
 	return fnr_make_hot(r->fd, 0, r->size);
 }
 
-/* Split the file's folio where it is: its pages stay, unchanged. */
-static int split(struct split_race *r)
+/* Split the folios in [@from, @to) where they are: their pages stay. */
+static int split(struct split_race *r, uint64_t from, uint64_t to)
 {
 	char cmd[PATH_MAX + 64];
 
-	snprintf(cmd, sizeof(cmd), "%s,0x0,0x%zx", r->path, r->size / PG);
+	snprintf(cmd, sizeof(cmd), "%s,0x%llx,0x%llx", r->path,
+		 (unsigned long long)(from / PG), (unsigned long long)(to / PG));
 	return fnr_write_str(SPLIT_PATH, cmd);
+}
+
+/*
+ * nonzero_index: split folio @k (1 or 2), then cut the file where the
+ * folio starts and write it back from there (a huge folio again), and make
+ * it hot.  Readers past the cut meanwhile get short reads, never zeros.
+ */
+static int split_at_index(struct split_race *r, unsigned int k,
+			  const char **what)
+{
+	uint64_t from = (uint64_t)k * r->pmd;
+
+	*what = "split";
+	if (split(r, from, from + r->pmd))
+		return -1;
+	*what = "cut and grow";
+	if (cut(r, from))
+		return -1;
+	quiesce(r);
+	if (grow(r, from))
+		return -1;
+	return fnr_make_hot(r->fd, from, r->size - from);
 }
 
 /* Is there a huge shmem folio left (this test's file is the only one)? */
@@ -128,7 +223,7 @@ static bool huge_left(void)
 static void *splitter_fn(void *arg)
 {
 	struct split_race *r = arg;
-	uint64_t rng = 0x9e3779b97f4a7c15ULL ^ getpid(), cut;
+	uint64_t rng = 0x9e3779b97f4a7c15ULL ^ getpid(), at;
 	const char *what = "mmap";
 	unsigned long n;
 	uint64_t *m;
@@ -137,6 +232,16 @@ static void *splitter_fn(void *arg)
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	pthread_barrier_wait(&r->start);
 	for (n = 0; m != MAP_FAILED && !fnr_stopped(&r->ctl); n++) {
+		if (r->at_index) {
+			__atomic_store_n(&r->split_k, 1 + n % 2,
+					 __ATOMIC_RELAXED);
+			usleep(10000);
+			if (split_at_index(r, r->split_k, &what))
+				break;
+			r->cuts++;
+			usleep(500);
+			continue;
+		}
 		if (!(n % CUTS)) {
 			what = "replace the folio";
 			if (refresh(r))
@@ -145,21 +250,22 @@ static void *splitter_fn(void *arg)
 			continue;
 		}
 		what = "split";
-		if (split(r))
+		if (split(r, 0, r->size))
 			break;
 		if (huge_left()) {
 			r->not_split++;
 			continue;
 		}
-		cut = r->size - (1 + fnr_rnd(&rng) % (TAIL / PG)) * PG;
+		at = r->size - (1 + fnr_rnd(&rng) % (TAIL / PG)) * PG;
 		what = "truncate";
-		if (ftruncate(r->fd, cut))
+		if (cut(r, at))
 			break;
 		what = "hog";
 		if (hog(m, n))
 			break;
+		quiesce(r);
 		what = "grow";
-		if (grow(r, cut))
+		if (grow(r, at))
 			break;
 		r->cuts++;
 		/* Let the readers get going on the whole file again. */
@@ -207,9 +313,37 @@ static void report_bad(struct split_race *r, struct reader *rd, uint64_t off,
 		 got, ws, fs, kind);
 }
 
-/* True if the bytes read are the image's. */
+/*
+ * Is the first bad byte, at @i of a read of @len at @off that returned
+ * @got, the start of the zero page that tmpfs's normal path may copy while
+ * the file is cut?  It checks i_size, looks the page up, finds it cut
+ * away, checks i_size again but only stops if the page is the one i_size
+ * ends in, so a page past the new end of file comes back as zeros, and
+ * the read stops there.  Even a kernel without the series does that.  So
+ * one trailing page of zeros is allowed in a read that overlapped a cut:
+ * from the start of a page (or of the read) to the end of the data
+ * returned, which ends at the end of that page (or of the read).  Freed
+ * pages copied by the reference-free path show otherwise: in several
+ * pages, in the middle of a read, or with the splitter's stamp.
+ */
+static bool zero_page_race(const uint8_t *buf, uint64_t off, size_t len,
+			   size_t got, size_t i)
+{
+	uint64_t page = (off + i) / PG * PG;
+	size_t j, z = page > off ? page - off : 0;
+
+	/* The zeros start where that page (or the read) does. */
+	if (got - z > PG || ((off + got) % PG && got != len))
+		return false;
+	for (j = z; j < got; j++)
+		if (buf[j])
+			return false;
+	return true;
+}
+
+/* True if the bytes read are the image's, but for zero_page_race(). */
 static bool check_read(struct split_race *r, struct reader *rd, uint64_t off,
-		       size_t got)
+		       size_t len, size_t got, bool cut_overlap)
 {
 	size_t i;
 
@@ -217,6 +351,10 @@ static bool check_read(struct split_race *r, struct reader *rd, uint64_t off,
 		return true;
 	for (i = 0; rd->buf[i] == r->image[off + i]; i++)
 		;
+	if (cut_overlap && zero_page_race(rd->buf, off, len, got, i)) {
+		__atomic_add_fetch(&r->cut_zeros, 1, __ATOMIC_RELAXED);
+		return true;
+	}
 	report_bad(r, rd, off, got, i);
 	return false;
 }
@@ -225,23 +363,39 @@ static void *reader_fn(void *arg)
 {
 	struct reader *rd = arg;
 	struct split_race *r = rd->r;
-	uint64_t off;
+	unsigned long c0, c1;
+	uint64_t off, end;
 	size_t len;
 	ssize_t got;
 
 	pthread_barrier_wait(&r->start);
 	while (!fnr_stopped(&r->ctl)) {
-		len = 16 + fnr_rnd(&rd->rng) % (MAX_READ - 15);
-		off = r->size - TAIL + fnr_rnd(&rd->rng) % (TAIL - len);
+		if (r->at_index) {
+			/* From a few pages before the end of the folio split. */
+			end = (1 + __atomic_load_n(&r->split_k,
+						   __ATOMIC_RELAXED)) * r->pmd;
+
+			off = end - PG * (1 + fnr_rnd(&rd->rng) % INDEX_LEAD) +
+			      fnr_rnd(&rd->rng) % PG;
+			len = end - off + 1 +
+			      fnr_rnd(&rd->rng) % (MAX_READ - (end - off));
+		} else {
+			len = 16 + fnr_rnd(&rd->rng) % (MAX_READ - 15);
+			off = r->size - TAIL +
+			      fnr_rnd(&rd->rng) % (TAIL - len);
+		}
 		/* Short past the cut; never more than asked for. */
+		__atomic_add_fetch(&rd->started, 1, __ATOMIC_RELEASE);
+		c0 = __atomic_load_n(&r->cut_seq, __ATOMIC_SEQ_CST);
 		got = pread(rd->fd, rd->buf, len, off);
+		c1 = __atomic_load_n(&r->cut_seq, __ATOMIC_SEQ_CST);
 		if (got < 0) {
 			fnr_fail(&r->ctl, "pread", errno);
 			break;
 		}
 		rd->reads++;
 		rd->kib += got >> 10;
-		if (!check_read(r, rd, off, got))
+		if (!check_read(r, rd, off, len, got, c0 != c1 || (c0 & 1)))
 			__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
@@ -251,16 +405,18 @@ FIXTURE(split)
 {
 	struct split_race r;
 	char path[PATH_MAX];
-	bool defer_off;
+	bool defer_off, delays_on;
 };
 
 FIXTURE_VARIANT(split)
 {
 	bool control;		/* run with the RCU-deferred free off */
+	bool at_index;		/* four folios, split at a non-zero index */
 };
 
 FIXTURE_VARIANT_ADD(split, deferred) { };
 FIXTURE_VARIANT_ADD(split, control) { .control = true };
+FIXTURE_VARIANT_ADD(split, nonzero_index) { .at_index = true };
 
 FIXTURE_SETUP(split)
 {
@@ -281,10 +437,13 @@ FIXTURE_SETUP(split)
 	if (variant->control && access(DEFER_FREE, W_OK))
 		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
 		     DEFER_FREE, strerror(errno));
-	r->size = fnr_read_long(PMD_SIZE_PATH);
-	if ((long)r->size <= 0)
+	r->pmd = fnr_read_long(PMD_SIZE_PATH);
+	if ((long)r->pmd <= 0)
 		SKIP(return, "no %s: CONFIG_TRANSPARENT_HUGEPAGE off?",
 		     PMD_SIZE_PATH);
+	r->at_index = variant->at_index;
+	r->split_k = 1;
+	r->size = r->at_index ? INDEX_FOLIOS * r->pmd + TAIL : r->pmd;
 
 	snprintf(self->path, sizeof(self->path), "%s/fnr_split.XXXXXX",
 		 fnr_testdir());
@@ -300,10 +459,17 @@ FIXTURE_SETUP(split)
 	ASSERT_EQ(0, grow(r, 0))
 		TH_LOG("write %s: %s", self->path, strerror(errno));
 	after = fnr_proc_value("/proc/meminfo", "ShmemHugePages");
-	if (before < 0 || after - before < (long)(r->size >> 10))
+	if (before < 0 ||
+	    after - before < (long)((r->size / r->pmd * r->pmd) >> 10))
 		SKIP(return, "no huge folios on %s (ShmemHugePages %ld -> %ld kB)",
 		     fnr_testdir(), before, after);
 	ASSERT_EQ(0, fnr_make_hot(r->fd, 0, r->size));
+	/* Widen the window where it can be (CONFIG_DEBUG_VM). */
+	if (r->at_index && !access(DELAY_VALIDATED, W_OK)) {
+		self->delays_on = true;
+		ASSERT_EQ(0, fnr_write_str(DELAY_VALIDATED, "5000\n"));
+		ASSERT_EQ(0, fnr_write_str(DELAY_SPLIT, "20000\n"));
+	}
 }
 
 /* In the parent, so this also happens when the test dies. */
@@ -311,6 +477,10 @@ FIXTURE_TEARDOWN_PARENT(split)
 {
 	if (self->defer_off && fnr_write_str(DEFER_FREE, "1\n"))
 		TH_LOG("could not restore %s: %s", DEFER_FREE, strerror(errno));
+	if (self->delays_on && (fnr_write_str(DELAY_VALIDATED, "0\n") ||
+				fnr_write_str(DELAY_SPLIT, "0\n")))
+		TH_LOG("could not reset the delays in %s: %s", FNR_DEBUGFS,
+		       strerror(errno));
 	if (self->path[0])
 		unlink(self->path);
 }
@@ -332,14 +502,19 @@ TEST_F_TIMEOUT(split, race, 120)
 {
 	long secs = variant->control ?
 		    fnr_env_long("FNR_CONTROL_SECONDS", 90, 1, 90) :
-		    fnr_env_long("FNR_SECONDS", 4, 1, 90);
-	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
+		    fnr_env_long("FNR_SECONDS", 4, 1, 90) *
+		    (variant->at_index ? 2 : 1);
+	/* nonzero_index: one reader leaves a CPU to the splitter. */
+	long i, nr = fnr_env_long("FNR_READERS", variant->at_index ? 1 : 2,
+				  1, 64);
 	struct reader *rd = calloc(nr, sizeof(*rd));
 	struct split_race *r = &self->r;
-	long splits, failed;
+	long splits, failed, torn = fnr_read_long(TORN_SIZES);
 	pthread_t sp;
 
 	ASSERT_NE(NULL, rd);
+	r->readers = rd;
+	r->nr_readers = nr;
 	if (variant->control) {
 		ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "0\n"))
 			TH_LOG("write 0 to %s: %s", DEFER_FREE, strerror(errno));
@@ -374,10 +549,20 @@ TEST_F_TIMEOUT(split, race, 120)
 		self->defer_off = false;
 	}
 
-	TH_LOG(
+	if (r->at_index) {
+		TH_LOG(
+	"%lu reads (%lu MiB), %lu bad; %lu splits at a non-zero index (%ld split, %ld failed); torn folio sizes refused: %ld%s",
+		       r->reads, r->kib >> 10, r->bad, r->cuts, splits, failed,
+		       torn >= 0 ? fnr_read_long(TORN_SIZES) - torn : -1,
+		       self->delays_on ? " (windows widened)" : "");
+	} else {
+		TH_LOG(
 	"%lu reads (%lu MiB), %lu bad; %lu cuts, %lu folios replaced; %ld splits, %ld failed (%lu cuts skipped)",
-	       r->reads, r->kib >> 10, r->bad, r->cuts, r->refreshes, splits,
-	       failed, r->not_split);
+		       r->reads, r->kib >> 10, r->bad, r->cuts, r->refreshes,
+		       splits, failed, r->not_split);
+	}
+	TH_LOG("%lu reads ended in the zero page of a cut (allowed, see zero_page_race())",
+	       r->cut_zeros);
 	if (r->have_why)
 		TH_LOG("first bad read: %s", r->why);
 	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);

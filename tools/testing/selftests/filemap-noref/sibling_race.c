@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A reader going from one large folio to the next must not take an xarray
+ * sibling entry for a folio.
+ *
+ * The reference-free read path steps from a folio to the next slot of the
+ * xarray with xas_next(), which returns the raw slot.  If the range behind
+ * the folio just copied was dropped and read back meanwhile as a larger
+ * folio, that slot holds a sibling entry of the larger folio, not a folio;
+ * a reader that dereferences it oopses.  xfs builds such mixed folio orders
+ * in one xarray node: readahead allocates folios of growing orders.
+ *
+ * A stamped file (see fnr_common.h) on xfs, made hot; reader threads read
+ * 64 to 128 KiB at random page offsets and check every byte; dropper
+ * threads drop random 16 to 256 KiB aligned ranges with
+ * fadvise(DONTNEED) and read them back at once, in turn as order-0 folios
+ * (fadvise(WILLNEED)) and through readahead, which allocates order 2 and
+ * up, so that each replaces the other.  On CONFIG_DEBUG_VM kernels readers
+ * stop 1 ms before each step to the next folio (debugfs
+ * filemap_noref/delay_next_us), which turns a narrow window into a likely
+ * one.  Any wrong byte fails the test; the bug it guards against kills
+ * the reader with an oops, which the harness reports as a failure.
+ *
+ * Skips unless FNR_DIR is on xfs.  Environment: FNR_DIR, FNR_SECONDS
+ * (default 4), FNR_READERS (default 2).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <limits.h>
+#include <pthread.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
+#include "../kselftest_harness.h"
+#include "fnr_pressure.h"
+
+#define PG		FNR_PAGE
+#define FILE_SIZE	(2 * FNR_MIB)
+#define MIN_READ	(64 * 1024)
+#define MAX_READ	(128 * 1024)
+#define MAX_DROP	(256 * 1024)
+#define FILE_ID		0x51b1
+#define DROPPERS	2
+#define DELAY_NEXT	"/sys/kernel/debug/filemap_noref/delay_next_us"
+
+struct sibling_race {
+	int fd;
+	pthread_barrier_t start;
+	struct fnr_stop ctl;
+	unsigned long bad, reads, drops;
+	bool have_why;
+	char why[640];
+};
+
+struct worker {
+	struct sibling_race *r;
+	pthread_t th;
+	int fd;
+	uint64_t rng;
+	uint8_t buf[MAX_DROP];
+	unsigned long n;
+};
+
+static void *reader_fn(void *arg)
+{
+	struct worker *w = arg;
+	struct sibling_race *r = w->r;
+	char why[512];
+	uint64_t off;
+	size_t len;
+	ssize_t got;
+
+	pthread_barrier_wait(&r->start);
+	while (!fnr_stopped(&r->ctl)) {
+		len = MIN_READ + fnr_rnd(&w->rng) % (MAX_READ - MIN_READ + 1);
+		off = fnr_rnd(&w->rng) % ((FILE_SIZE - len) / PG) * PG;
+		got = pread(w->fd, w->buf, len, off);
+		if (got != (ssize_t)len) {
+			fnr_fail(&r->ctl, "pread (short or failed)",
+				 got < 0 ? errno : EIO);
+			break;
+		}
+		w->n++;
+		if (!fnr_check(w->buf, len, off, FILE_ID, 1, why, sizeof(why)))
+			continue;
+		__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+		if (!__atomic_exchange_n(&r->have_why, true, __ATOMIC_SEQ_CST))
+			snprintf(r->why, sizeof(r->why), "pread(off %llu, len %zu): %s",
+				 (unsigned long long)off, len, why);
+	}
+	return NULL;
+}
+
+/* Drop an aligned range and read it back: new folios, of other orders. */
+static void *dropper_fn(void *arg)
+{
+	struct worker *w = arg;
+	struct sibling_race *r = w->r;
+	uint64_t off;
+	size_t len;
+
+	pthread_barrier_wait(&r->start);
+	while (!fnr_stopped(&r->ctl)) {
+		len = (16 * 1024) << fnr_rnd(&w->rng) % 5;
+		off = fnr_rnd(&w->rng) % (FILE_SIZE / len) * len;
+		errno = posix_fadvise(w->fd, off, len, POSIX_FADV_DONTNEED);
+		if (errno) {
+			fnr_fail(&r->ctl, "fadvise", errno);
+			break;
+		}
+		/*
+		 * Read back in order-0 folios (WILLNEED) or through readahead
+		 * (order 2 and up), so that each can replace the other.
+		 */
+		if (w->n & 1) {
+			errno = posix_fadvise(w->fd, off, len,
+					      POSIX_FADV_WILLNEED);
+			if (errno) {
+				fnr_fail(&r->ctl, "fadvise(WILLNEED)", errno);
+				break;
+			}
+		} else if (pread(w->fd, w->buf, len, off) != (ssize_t)len) {
+			fnr_fail(&r->ctl, "pread (dropper)", errno);
+			break;
+		}
+		w->n++;
+	}
+	return NULL;
+}
+
+FIXTURE(sibling)
+{
+	struct sibling_race r;
+	char path[PATH_MAX];
+	bool delay_on;
+};
+
+FIXTURE_SETUP(sibling)
+{
+	struct sibling_race *r = &self->r;
+	struct statfs sfs;
+
+	r->fd = -1;
+	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
+	if (sfs.f_type != XFS_SUPER_MAGIC)
+		SKIP(return, "%s is not xfs (large folios of mixed orders)",
+		     fnr_testdir());
+	snprintf(self->path, sizeof(self->path), "%s/fnr_sibling.XXXXXX",
+		 fnr_testdir());
+	r->fd = mkstemp(self->path);
+	ASSERT_LE(0, r->fd) TH_LOG("mkstemp(%s): %s", self->path,
+				   strerror(errno));
+	ASSERT_EQ(0, fnr_write_gen(r->fd, 0, FILE_SIZE, FILE_ID, 1));
+	/* Read back from disk, so that readahead builds the folios. */
+	ASSERT_EQ(0, fnr_drop_cache(r->fd));
+	ASSERT_EQ(0, fnr_make_hot(r->fd, 0, FILE_SIZE));
+	if (!access(DELAY_NEXT, W_OK)) {
+		self->delay_on = true;
+		ASSERT_EQ(0, fnr_write_str(DELAY_NEXT, "1000\n"));
+	}
+}
+
+/* In the parent, so this also happens when the test dies. */
+FIXTURE_TEARDOWN_PARENT(sibling)
+{
+	if (self->delay_on && fnr_write_str(DELAY_NEXT, "0\n"))
+		TH_LOG("could not reset %s: %s", DELAY_NEXT, strerror(errno));
+	if (self->path[0])
+		unlink(self->path);
+}
+
+TEST_F_TIMEOUT(sibling, race, 120)
+{
+	long secs = fnr_env_long("FNR_SECONDS", 4, 1, 90);
+	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
+	struct worker *w = calloc(nr + DROPPERS, sizeof(*w));
+	struct sibling_race *r = &self->r;
+	double end;
+
+	ASSERT_NE(NULL, w);
+	ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + DROPPERS + 1));
+	for (i = 0; i < nr + DROPPERS; i++) {
+		w[i].r = r;
+		w[i].rng = 0x2545f4914f6cdd1dULL * (i + 1) ^ getpid();
+		w[i].fd = open(self->path, O_RDONLY);
+		ASSERT_LE(0, w[i].fd) TH_LOG("open: %s", strerror(errno));
+		ASSERT_EQ(0, pthread_create(&w[i].th, NULL,
+					    i < nr ? reader_fn : dropper_fn,
+					    &w[i]));
+	}
+	pthread_barrier_wait(&r->start);
+	end = fnr_now() + secs;
+	while (!fnr_stopped(&r->ctl) && fnr_now() < end)
+		usleep(10000);
+	fnr_set_stop(&r->ctl);
+	for (i = 0; i < nr + DROPPERS; i++) {
+		ASSERT_EQ(0, pthread_join(w[i].th, NULL));
+		if (i < nr)
+			r->reads += w[i].n;
+		else
+			r->drops += w[i].n;
+		close(w[i].fd);
+	}
+	free(w);
+
+	TH_LOG("%lu reads, %lu bad; %lu ranges dropped and read back%s",
+	       r->reads, r->bad, r->drops,
+	       self->delay_on ? " (readers delayed between folios)" : "");
+	if (r->have_why)
+		TH_LOG("first bad read: %s", r->why);
+	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
+	ASSERT_LT(0, r->reads);
+	ASSERT_LT(0, r->drops);
+	EXPECT_EQ(0, r->bad);
+}
+
+TEST_HARNESS_MAIN
