@@ -209,6 +209,23 @@ static inline void fnr_fail(struct fnr_stop *s, const char *what, int err)
 	fnr_set_stop(s);
 }
 
+/* Bad reads in a race: how many, and a description of the first. */
+struct fnr_bad {
+	unsigned long n;
+	bool have_why;
+	char why[640];
+};
+
+/* Count a bad read at @off that returned @got; keep the first's @why. */
+static inline void fnr_bad_read(struct fnr_bad *b, uint64_t off, ssize_t got,
+				const char *why)
+{
+	__atomic_add_fetch(&b->n, 1, __ATOMIC_RELAXED);
+	if (!__atomic_exchange_n(&b->have_why, true, __ATOMIC_SEQ_CST))
+		snprintf(b->why, sizeof(b->why), "pread(off %llu) returned %zd: %s",
+			 (unsigned long long)off, got, why);
+}
+
 /* Directory the tests create their files in. */
 static inline const char *fnr_testdir(void)
 {

@@ -50,9 +50,8 @@ struct poison_race {
 	size_t size;
 	pthread_barrier_t start;
 	struct fnr_stop ctl;
-	unsigned long bad, reads, copied, eio;
-	bool have_why;
-	char why[640];
+	unsigned long reads, copied, eio;
+	struct fnr_bad bad;
 };
 
 struct reader {
@@ -89,11 +88,7 @@ static void *reader_fn(void *arg)
 		if (!fnr_check(rd->buf, got, off, FILE_ID, r->gen, why,
 			       sizeof(why)))
 			continue;
-		__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
-		if (!__atomic_exchange_n(&r->have_why, true, __ATOMIC_SEQ_CST))
-			snprintf(r->why, sizeof(r->why),
-				 "pread(off %llu) returned %zd: %s",
-				 (unsigned long long)off, got, why);
+		fnr_bad_read(&r->bad, off, got, why);
 	}
 	return NULL;
 }
@@ -234,12 +229,12 @@ TEST_F_TIMEOUT(poison, large_head, 120)
 	free(rd);
 
 	TH_LOG("%d poisoned folios freed under %lu reads (%lu KiB, %lu EIO), %lu bad%s",
-	       ROUNDS, r->reads, r->copied >> 10, r->eio, r->bad,
+	       ROUNDS, r->reads, r->copied >> 10, r->eio, r->bad.n,
 	       self->delay_on ? " (readers delayed after the check)" : "");
-	if (r->have_why)
-		TH_LOG("first bad read: %s", r->why);
+	if (r->bad.have_why)
+		TH_LOG("first bad read: %s", r->bad.why);
 	ASSERT_LT(0, r->copied) TH_LOG("no read copied anything");
-	EXPECT_EQ(0, r->bad) TH_LOG("readers copied a freed page");
+	EXPECT_EQ(0, r->bad.n) TH_LOG("readers copied a freed page");
 }
 
 TEST_HARNESS_MAIN

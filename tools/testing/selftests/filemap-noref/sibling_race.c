@@ -48,9 +48,8 @@ struct sibling_race {
 	int fd;
 	pthread_barrier_t start;
 	struct fnr_stop ctl;
-	unsigned long bad, reads, drops;
-	bool have_why;
-	char why[640];
+	unsigned long reads, drops;
+	struct fnr_bad bad;
 };
 
 struct worker {
@@ -84,10 +83,7 @@ static void *reader_fn(void *arg)
 		w->n++;
 		if (!fnr_check(w->buf, len, off, FILE_ID, 1, why, sizeof(why)))
 			continue;
-		__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
-		if (!__atomic_exchange_n(&r->have_why, true, __ATOMIC_SEQ_CST))
-			snprintf(r->why, sizeof(r->why), "pread(off %llu, len %zu): %s",
-				 (unsigned long long)off, len, why);
+		fnr_bad_read(&r->bad, off, got, why);
 	}
 	return NULL;
 }
@@ -205,14 +201,14 @@ TEST_F_TIMEOUT(sibling, race, 120)
 	free(w);
 
 	TH_LOG("%lu reads, %lu bad; %lu ranges dropped and read back%s",
-	       r->reads, r->bad, r->drops,
+	       r->reads, r->bad.n, r->drops,
 	       self->delay_on ? " (readers delayed between folios)" : "");
-	if (r->have_why)
-		TH_LOG("first bad read: %s", r->why);
+	if (r->bad.have_why)
+		TH_LOG("first bad read: %s", r->bad.why);
 	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
 	ASSERT_LT(0, r->reads);
 	ASSERT_LT(0, r->drops);
-	EXPECT_EQ(0, r->bad);
+	EXPECT_EQ(0, r->bad.n);
 }
 
 TEST_HARNESS_MAIN
