@@ -19,9 +19,13 @@ log=$1
 if [ "${OOM_OK:-0}" = 1 ]; then
 	log=$(mktemp)
 	trap 'rm -f "$log"' EXIT
-	awk '/invoked oom-killer:/ { skip = 1 }
+	# OOM kills, and the allocation failures (warn_alloc(): a stack, up
+	# to its </TASK>) that GFP_ATOMIC allocations may report next to them.
+	awk '/invoked oom-killer:|page allocation failure:/ { skip = 1 }
 		!skip { print }
-		/[Oo]ut of memory: Killed process/ { skip = 0 }' "$1" >"$log"
+		/[Oo]ut of memory: Killed process/ { skip = 0 }
+		skip == 1 && /page allocation failure:/ { alloc = 1 }
+		alloc && /<\/TASK>/ { skip = 0; alloc = 0 }' "$1" >"$log"
 fi
 if grep -qE "$pat" "$log"; then
 	echo "error: kernel splat in $1:" >&2
