@@ -1,24 +1,47 @@
 # SPDX-License-Identifier: GPL-2.0
 # filemap-noref workbench. 'make check' and 'make bench' are the two
 # commands; the others are their steps. DEBUG=1 builds the debug kernel.
+# SERIES picks the series every target works on: the directory that holds
+# its BASE, series and patches/; '.' (the default) is the mainline series,
+# backports/6.12 the 6.12 backport. Each builds in build/NAME (NAME from
+# its BASE).
 
 SHELL := /bin/bash
-export DEBUG
+SERIES ?= .
+export SERIES DEBUG
 
-.PHONY: all check check-debug check-series check-matrix check-compilers htmldocs bench deps base apply quilt-check export sync-selftests clean help
+# The series 'make check' covers: all of them, unless SERIES is given (on
+# the command line or in the environment), then that one.
+ALL_SERIES := . backports/6.12
+SERIES_TO_CHECK := $(if $(filter file,$(origin SERIES)),$(ALL_SERIES),$(or $(SERIES),.))
+
+.PHONY: all check check-one check-debug check-also check-series check-matrix check-compilers htmldocs bench deps base apply quilt-check export sync-selftests clean help
 
 all: help
 
 help:
-	@echo "make check        apply the series, build, boot, run the selftests"
-	@echo "make check-debug  the same on a KASAN/lockdep/DEBUG_VM kernel"
-	@echo "make bench        base vs patched read benchmark (build/bench/)"
-	@echo "make apply        base tree + series in build/linux (for development)"
-	@echo "make export       build/linux commits back into patches/ and series"
+	@echo "SERIES=DIR picks the series (its BASE, series and patches/) for every"
+	@echo "target: '.' (default) the mainline, backports/6.12 the 6.12 backport;"
+	@echo "each builds in build/NAME. Example: make check-series SERIES=backports/6.12"
+	@echo "make check        for each series (only SERIES if given): quilt-check,"
+	@echo "                  check-also (mainline), then apply, build, boot and run"
+	@echo "                  the selftests; all series run even if one fails; one"
+	@echo "                  closing line per kernel, 'check NAME (VERSION): ...'"
+	@echo "make check-one    those steps for SERIES alone, no closing line if a"
+	@echo "                  step before the selftests fails"
+	@echo "make check-debug  make check (the same series) on a KASAN/lockdep/DEBUG_VM"
+	@echo "                  kernel"
+	@echo "make check-also   prove git am applies the series to the second tree"
+	@echo "                  BASE names (ALSO_*: 7.3.4 for the mainline); no build"
+	@echo "make bench        base vs patched read benchmark (build/NAME/bench/)"
+	@echo "make apply        base tree + series in build/NAME/linux (for development)"
+	@echo "make export       build/NAME/linux commits back into SERIES/patches/ and"
+	@echo "                  SERIES/series"
 	@echo "make sync-selftests  fold tools/testing/selftests/filemap-noref/ into"
-	@echo "                  the selftests patch in build/linux (then make export)"
+	@echo "                  the selftests patch in build/NAME/linux (then make export)"
 	@echo "make quilt-check  prove quilt push -a --fuzz=0 applies the series"
 	@echo "make check-series build after every patch, checkpatch --strict each"
+	@echo "                  (.ci/run: the mainline only)"
 	@echo "make check-matrix page-flag room (NUMA, MAXSMP, MGLRU...) and i386"
 	@echo "make check-compilers  clang build; W=1 and sparse against the base"
 	@echo "make htmldocs     Sphinx build of the touched docs against the base"
@@ -29,12 +52,20 @@ deps:
 base: deps
 	@scripts/get-base.sh >/dev/null
 
-check: base
+# check-all.sh runs 'make check-one SERIES=...' for each series.
+check:
+	+@scripts/check-all.sh $(SERIES_TO_CHECK)
+
+check-one: base
 	@scripts/quilt-check.sh
+	@if grep -q '^ALSO_VERSION=' "$(SERIES)/BASE"; then scripts/check-also.sh; fi
 	@scripts/check.sh
 
 check-debug:
-	@$(MAKE) --no-print-directory check DEBUG=1
+	+@DEBUG=1 scripts/check-all.sh $(SERIES_TO_CHECK)
+
+check-also: base
+	@scripts/check-also.sh
 
 check-series: base
 	@scripts/check-series.sh
@@ -55,13 +86,13 @@ bench: base
 	@scripts/bench.sh
 
 apply: base
-	@scripts/apply.sh build/linux
+	@scripts/apply.sh
 
 export:
-	@scripts/export.sh build/linux
+	@scripts/export.sh
 
 sync-selftests:
-	@scripts/sync-selftests.sh build/linux
+	@scripts/sync-selftests.sh
 
 quilt-check: base
 	@scripts/quilt-check.sh

@@ -1,16 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# apply.sh DIR: make DIR a work tree of the base repository at tag 'base'
-# and 'git am --3way' every patch of 'series' onto it, in order.
+# apply.sh [DIR]: make DIR (default build/NAME/linux, the series' work tree)
+# a work tree of the base repository at tag 'base' and 'git am --3way'
+# every patch of the series' 'series' file onto it, in order.
 # Commits DIR had that are not on 'base' are kept under refs/backup/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 1 ] || die "usage: $0 DIR"
-dir=$1
-src=$BUILD/base/src
-git -C "$src" rev-parse -q --verify base >/dev/null ||
-	die "no base tree in $src: run scripts/get-base.sh (make base)"
+[ $# -le 1 ] || die "usage: $0 [DIR]"
+dir=${1:-$BUILD/linux}
+patches=$(series_patches)
 
 base_worktree "$dir"
 cd "$dir"
@@ -30,8 +29,8 @@ git checkout -q --detach base
 git clean -q -fdx
 
 n=0
-while read -r p; do
+for p in $patches; do
 	am_patch "$PWD" "$p"
 	n=$((n + 1))
-done < <(series_patches)
-info "$dir: base + $n patch(es) applied"
+done
+info "$dir: base + $n patch(es) of $SERIES/series applied"

@@ -50,7 +50,7 @@ plot() {	# plot TERMINAL-LINE OUTPUT
 	set xtics rotate by -60 font ",8" nomirror
 	set grid ytics
 	set key off
-	set multiplot layout $panels,1 title "filemap-noref: patched/base (QEMU TCG; see build/bench/results.tsv)"
+	set multiplot layout $panels,1 title "filemap-noref on $(series_label): patched/base (QEMU TCG; see ${tsv#"$TOP"/})"
 	$cmds
 	unset multiplot
 	GP

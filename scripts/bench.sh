@@ -13,7 +13,8 @@
 #    without an OOM kill, scripts/guest/jobs/oom); OOM_ROUNDS alternating
 #    boots (default 1, about 5 minutes each), median.
 # BENCH_JOBS picks a subset (default: icount contention pending oom).
-# Prints a table and writes build/bench/results.tsv.
+# Prints a table and writes build/NAME/bench/results.tsv, for the series
+# SERIES (default the mainline).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

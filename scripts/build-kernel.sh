@@ -8,7 +8,8 @@
 # are check plus scripts/flagroom.config (every option that takes
 # page->flags bits) or scripts/i386.config (with KARCH=i386). On a tree
 # with the series, 64-bit, scripts/series.config turns its option on.
-# KCC=clang builds with clang.
+# Each scripts/NAME.config gives way to SERIES/NAME.config where a series
+# has its own (config_fragment in lib.sh). KCC=clang builds with clang.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -18,24 +19,24 @@ mkdir -p "$2"
 obj=$(realpath "$2")
 arch=${KARCH:-x86_64}
 
-frags=("$TOP/scripts/guest.config")
+frags=("$(config_fragment guest.config)")
 case "$3" in
 bench) ;;
 check)
 	frags+=("$TOP/tools/testing/selftests/filemap-noref/config")
 	if [ "${DEBUG:-0}" = 1 ]; then
-		frags+=("$TOP/scripts/debug.config")
+		frags+=("$(config_fragment debug.config)")
 	fi
 	;;
 flagroom | i386)
 	frags+=("$TOP/tools/testing/selftests/filemap-noref/config"
-		"$TOP/scripts/$3.config")
+		"$(config_fragment "$3.config")")
 	;;
 *) die "unknown kernel flavor '$3' (bench, check, flagroom or i386)" ;;
 esac
 
 if [ "$3" != i386 ] && grep -q '^config PAGECACHE_RCU_FREE$' "$src/mm/Kconfig"; then
-	frags+=("$TOP/scripts/series.config")
+	frags+=("$(config_fragment series.config)")
 fi
 
 cc=${KCC:-gcc}

@@ -3,6 +3,7 @@
 # check-compilers.sh: the whole series builds with clang without a warning,
 # and the C files it touches get no new warning from gcc W=1 or sparse
 # (C=2), compared with the base tree. Uses the check kernels' configs.
+# For the series SERIES (default the mainline), in build/NAME/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -6,6 +6,10 @@
 #    keeps LAST_CPUPID in page->flags and MGLRU's full tier bits.
 #  - i386: builds without PG_rcu_free (CONFIG_PAGECACHE_RCU_FREE=n), boots,
 #    and passes read_semantics and evict_race on ext4, xfs and tmpfs.
+# For the series SERIES (default the mainline), in build/NAME/. The config
+# fragments flagroom.config and i386.config may need a variant per base
+# later (options renamed or gone): build-kernel.sh takes SERIES/NAME.config
+# over scripts/NAME.config where one exists.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

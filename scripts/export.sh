@@ -1,11 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # export.sh [DIR]: turn the commits base..HEAD of the kernel work tree DIR
-# (default build/linux) into patches/ and series, and copy its
-# Documentation/mm/filemap-noref.rst to Documentation/. The cover letter's
-# subject and text come from Documentation/cover-letter.txt (first line the
-# subject, then a blank line, then the text). Output is reproducible:
-# zero commit ids, no signature, dates from the commits.
+# (default build/NAME/linux) into the series' patches/ and series (SERIES:
+# the top level for the mainline, e.g. backports/6.12 for a backport). The
+# cover letter's subject and text come from the series' cover text (first
+# line PREFIX=..., then the subject, a blank line and the text):
+# Documentation/cover-letter.txt for the mainline, SERIES/cover-letter.txt
+# for a backport. The mainline alone owns Documentation/filemap-noref.rst:
+# its export copies the tree's Documentation/mm/filemap-noref.rst there; a
+# backport's copy of the document may differ and stays in its patch.
+# Output is reproducible: zero commit ids, no signature, dates from the
+# commits.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -15,7 +20,11 @@ git -C "$dir" rev-parse -q --verify base >/dev/null || die "$dir: no tag 'base'"
 	die "$dir has uncommitted changes: commit them first"
 n=$(git -C "$dir" rev-list --count base..HEAD)
 [ "$n" -gt 0 ] || die "$dir has no commits on top of base"
-cover=$TOP/Documentation/cover-letter.txt
+if [ "$SERIES" = . ]; then
+	cover=$TOP/Documentation/cover-letter.txt
+else
+	cover=$SDIR/cover-letter.txt
+fi
 [ -f "$cover" ] || die "$cover is missing"
 prefix=$(awk '/^PREFIX=/ { print substr($0, 8); exit }' "$cover")
 
@@ -40,12 +49,15 @@ awk -v subj="$subject" -v date="$date" -v body="$cover" '
 	}
 	{ print }' "$tmp/0000-cover-letter.patch" >"$tmp/cover" && mv "$tmp/cover" "$tmp/0000-cover-letter.patch"
 
-rm -f "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch
-cp "$tmp"/*.patch "$TOP/patches/"
+mkdir -p "$SDIR/patches"
+rm -f "$SDIR"/patches/[0-9][0-9][0-9][0-9]-*.patch
+cp "$tmp"/*.patch "$SDIR/patches/"
 {
 	echo "# quilt series for the filemap-noref patches in patches/ (cover letter excluded)"
 	(cd "$tmp" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-cover-letter')
-} >"$TOP/series"
-# The design document, readable without applying the series.
-cp "$dir/Documentation/mm/filemap-noref.rst" "$TOP/Documentation/filemap-noref.rst"
-info "exported $n patch(es) from $dir to patches/ and series"
+} >"$SDIR/series"
+if [ "$SERIES" = . ]; then
+	# The design document, readable without applying the series.
+	cp "$dir/Documentation/mm/filemap-noref.rst" "$TOP/Documentation/filemap-noref.rst"
+fi
+info "exported $n patch(es) from $dir to $SERIES/patches and $SERIES/series"

@@ -1,35 +1,69 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Extract the pinned Debian kernel source into build/base/src as a git
-# repository with one commit tagged 'base', and check its tree hash
-# against the BASE file.
+# get-base.sh [ALSO_]: fetch the Debian linux-source .deb pinned in the
+# series' BASE file, extract its kernel tarball into build/NAME/base/src
+# (or build/NAME/also/src for the ALSO_ fields: a second tree the series
+# must apply to) as a git repository with one commit tagged 'base', and
+# check its tree hash against BASE. The .deb is fetched with a private
+# apt sources list; the machine's own apt setup is not touched.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-pkg=$(base_field DEB_PACKAGE)
-ver=$(base_field DEB_VERSION)
-tarball=$(base_field TARBALL)
-want_tree=$(base_field TREE)
-src=$BUILD/base/src
-mkdir -p "$BUILD"
-
-have=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
-if [ "$have" != "$ver" ]; then
-	info "installing $pkg=$ver (found: '${have:-none}')"
-	if ! apt-get install -y --no-install-recommends "$pkg=$ver" >"$BUILD/apt-$pkg.log" 2>&1; then
-		tail -n 5 "$BUILD/apt-$pkg.log" >&2
-		die "cannot install Debian package $pkg=$ver (is 'apt-get update' done, are you root?)"
-	fi
-fi
-[ -f "$tarball" ] || die "$tarball missing although $pkg=$ver is installed"
+pre=${1:-}
+case "$pre" in
+'') dest=$BUILD/base ;;
+ALSO_) dest=$BUILD/also ;;
+*) die "usage: $0 [ALSO_]" ;;
+esac
+field() {
+	local v
+	v=$(base_field "$pre$1")
+	[ -n "$v" ] || die "$SERIES/BASE has no $pre$1="
+	echo "$v"
+}
+pkg=$(field DEB_PACKAGE)
+ver=$(field DEB_VERSION)
+suite=$(field APT_SUITE)
+archive=$(field APT_ARCHIVE)
+tarball=$(field TARBALL)
+want_tree=$(field TREE)
+src=$dest/src
 
 if git -C "$src" rev-parse -q --verify base >/dev/null 2>&1; then
 	tree=$(git -C "$src" rev-parse 'base^{tree}')
 else
-	info "extracting $tarball into $src"
-	rm -rf "$BUILD/base"
+	need_cmd apt-get apt
+	need_cmd dpkg-deb dpkg
+	# The mirror the machine's apt sources name for this archive.
+	uri=
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		uri=$(awk -v a="$archive" '{ for (i = 1; i <= NF; i++)
+			if ($i ~ "^[a-z]+://.*/" a "/?$") { sub("/$", "", $i); print $i; exit } }' "$f")
+		[ -z "$uri" ] || break
+	done
+	[ -n "$uri" ] || die "no '$archive' mirror in /etc/apt/sources.list*: cannot fetch $pkg"
+	apt=$BUILD/apt-$suite
+	mkdir -p "$apt/lists/partial" "$apt/deb"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" >"$apt/sources.list"
+	opts=(-o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts=-
+		-o Dir::State::Lists="$apt/lists" -o Dir::Cache::archives="$apt/deb")
+	deb=$apt/deb/${pkg}_${ver//:/%3a}_all.deb
+	if [ ! -f "$deb" ]; then
+		info "fetching $pkg=$ver from $uri $suite"
+		log=$apt/apt.log
+		if ! { apt-get "${opts[@]}" update &&
+			(cd "$apt/deb" && apt-get "${opts[@]}" download "$pkg=$ver"); } >"$log" 2>&1; then
+			tail -n 5 "$log" >&2
+			die "cannot fetch Debian package $pkg=$ver from $uri $suite (log: $log)"
+		fi
+		[ -f "$deb" ] || die "apt-get download gave no $deb"
+	fi
+	info "extracting $tarball from $deb into $src"
+	rm -rf "$dest"
 	mkdir -p "$src"
-	tar -xJf "$tarball" -C "$src" --strip-components=1
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./$tarball" | tar -xJ -C "$src" --strip-components=1 ||
+		die "$deb has no $tarball"
 	cd "$src"
 	git init -q
 	git config core.autocrlf false
@@ -39,14 +73,14 @@ else
 	git add -A -f .
 	GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
 		git -c user.name=base -c user.email=base@localhost \
-		commit -q -m "Linux $(base_field VERSION) ($pkg $ver)"
+		commit -q -m "Linux $(field VERSION) ($pkg $ver)"
 	git tag base
 	tree=$(git rev-parse 'base^{tree}')
 fi
 
 if [ "$want_tree" = unknown ]; then
-	info "BASE has no tree hash yet; this tree is $tree"
+	info "$SERIES/BASE has no ${pre}TREE yet; this tree is $tree"
 elif [ "$tree" != "$want_tree" ]; then
-	die "extracted tree $tree differs from BASE TREE=$want_tree ($pkg $ver changed?)"
+	die "extracted tree $tree differs from $SERIES/BASE ${pre}TREE=$want_tree ($pkg $ver changed?)"
 fi
 echo "$src"

@@ -3,7 +3,8 @@
 # htmldocs.sh: build the kernel documentation the series touches with the
 # kernel's own Sphinx setup (SPHINXDIRS per directory, Debian's
 # python3-sphinx) in the base and the patched tree; fails on a Sphinx
-# warning in a touched file that the base does not have.
+# warning in a touched file that the base does not have. For the series
+# SERIES (default the mainline), in build/NAME/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -2,7 +2,14 @@
 # Common settings for the filemap-noref scripts. Sourced, not run.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
+# SERIES: the directory (relative to TOP) that holds BASE, series and
+# patches/. '.' is the mainline series; backports/6.12 is its backport.
+SERIES=${SERIES:-.}
+SERIES=${SERIES%/}
+SDIR=$(cd "$TOP/$SERIES" 2>/dev/null && pwd) ||
+	{ echo "error: SERIES=$SERIES: no such directory under $TOP" >&2; exit 1; }
+[ -f "$SDIR/BASE" ] ||
+	{ echo "error: SERIES=$SERIES: $SDIR/BASE missing" >&2; exit 1; }
 
 die() {
 	echo "error: $*" >&2
@@ -13,10 +20,13 @@ info() {
 	echo "==> $*" >&2
 }
 
-# base_field NAME: print the value of NAME=... from the BASE file.
+# base_field NAME: print the value of NAME=... from the series' BASE file.
 base_field() {
-	sed -n "s/^$1=//p" "$TOP/BASE"
+	sed -n "s/^$1=//p" "$SDIR/BASE"
 }
+
+# Each series builds in its own directory: build/<NAME from BASE>.
+BUILD=${BUILD:-$TOP/build/$(base_field NAME)}
 
 # need_cmd CMD PACKAGE: fail with the Debian package to install.
 need_cmd() {
@@ -30,28 +40,68 @@ export GIT_COMMITTER_NAME=${IDENT% <*}
 export GIT_COMMITTER_EMAIL=${IDENT##*<}
 GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL%>}
 
-# series_patches: the patch files named in 'series', in order.
+# series_patches: the patch files named in 'series', in order. Use it as
+# list=$(series_patches), so that a missing 'series' stops the script.
 series_patches() {
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/series" | grep -v '^$' || true
+	[ -f "$SDIR/series" ] ||
+		die "$SERIES/series is missing (export the series: make export SERIES=$SERIES)"
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SDIR/series"
 }
 
-# base_worktree DIR: make DIR a work tree of the base repository at 'base',
-# if it does not exist yet.
+# series_label [DIR]: "NAME (VERSION)" from the BASE file of the series
+# (or of the series in DIR), e.g. "mainline (7.3-rc7)".
+series_label() {
+	local base=${1:-$SDIR}/BASE
+	echo "$(sed -n 's/^NAME=//p' "$base") ($(sed -n 's/^VERSION=//p' "$base"))"
+}
+
+# config_fragment NAME: the kernel config fragment NAME, the series' own
+# ($SDIR/NAME, for a base that needs a variant) if there is one, else
+# scripts/NAME.
+config_fragment() {
+	if [ -f "$SDIR/$1" ]; then
+		echo "$SDIR/$1"
+	elif [ -f "$TOP/scripts/$1" ]; then
+		echo "$TOP/scripts/$1"
+	else
+		die "config fragment $1: neither $SERIES/$1 nor scripts/$1 exists"
+	fi
+}
+
+# base_worktree DIR [REPO]: make DIR a work tree of REPO (default: the base
+# repository, build/NAME/base/src) at its tag 'base', if DIR does not
+# exist yet.
 base_worktree() {
+	local repo=${2:-$BUILD/base/src}
+	git -C "$repo" rev-parse -q --verify base >/dev/null 2>&1 ||
+		die "no base tree in $repo: run scripts/get-base.sh (make base)"
 	[ -e "$1" ] && return 0
-	git -C "$BUILD/base/src" worktree prune
-	git -C "$BUILD/base/src" worktree add -q --detach "$(realpath -m "$1")" base
+	git -C "$repo" worktree prune
+	git -C "$repo" worktree add -q --detach "$(realpath -m "$1")" base
 }
 
-# am_patch DIR PATCH: git am --3way patches/PATCH in DIR; on failure abort
-# and die naming the patch and the files it could not apply.
+# fresh_worktree DIR [REPO]: a scratch work tree DIR of REPO (as
+# base_worktree), reset to 'base' with nothing else in it.
+fresh_worktree() {
+	base_worktree "$@"
+	if [ -d "$(git -C "$1" rev-parse --git-path rebase-apply)" ]; then
+		git -C "$1" am --abort
+	fi
+	git -C "$1" checkout -q -f --detach base
+	git -C "$1" clean -q -fdx
+}
+
+# am_patch DIR PATCH: git am --3way $SDIR/patches/PATCH in the work tree
+# DIR (of any repository); on failure abort and die naming the patch and
+# the files it could not apply.
 am_patch() {
 	local dir=$1 p=$2 files
-	[ -f "$TOP/patches/$p" ] || die "series names patches/$p, which does not exist"
-	git -C "$dir" am -q --3way "$TOP/patches/$p" >"$BUILD/am.log" 2>&1 && return 0
+	[ -f "$SDIR/patches/$p" ] || die "$SERIES/series names $SERIES/patches/$p, which does not exist"
+	git -C "$dir" am -q --3way "$SDIR/patches/$p" >"$BUILD/am.log" 2>&1 && return 0
 	files=$(git -C "$dir" diff --name-only --diff-filter=U | tr '\n' ' ')
-	[ -n "$files" ] || files=$(sed -n 's/^error: patch failed: \([^:]*\):.*/\1/p; s/^error: \([^:]*\): does not exist in index/\1/p' "$BUILD/am.log" | sort -u | tr '\n' ' ')
+	[ -n "$files" ] || files=$(sed -n 's/^error: patch failed: \([^:]*\):.*/\1/p; s/^error: \([^:]*\): does not exist in index/\1/p; s/^error: sha1 information is lacking or useless (\(.*\))\.$/\1/p' "$BUILD/am.log" | sort -u | tr '\n' ' ')
+	files=${files% }
 	cat "$BUILD/am.log" >&2
 	git -C "$dir" am --abort
-	die "patches/$p does not apply to $dir (files: ${files:-see above})"
+	die "$SERIES/patches/$p does not apply to $dir (files: ${files:-see above})"
 }

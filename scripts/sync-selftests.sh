@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sync-selftests.sh [DIR]: make the patch "selftests: add filemap-noref
-# tests" in the kernel work tree DIR (default build/linux) carry exactly
-# tools/testing/selftests/filemap-noref/ of the project. Creates the commit
-# on top if there is none, else folds the changes into it. Then run
-# 'make export'.
+# tests" in the kernel work tree DIR (default build/NAME/linux, the work
+# tree of the series SERIES) carry exactly the project's
+# tools/testing/selftests/filemap-noref/. Creates the commit on top if
+# there is none, else folds the changes into it. Then run 'make export'.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -26,7 +26,12 @@
  * prevents (see quiesce()).  Punching a hole, or
  * cutting a folio that is still large, would zero pages in place first
  * (truncate_inode_partial_folio()), which is why the folio is split before
- * it is cut, and the cut is skipped when the split failed.
+ * it is cut, and the cut is skipped when any large folio is left (a reader
+ * holding a reference makes a split fail).  Since 6.14 tmpfs huge=always
+ * also gives the file folios of every order below PMD size where a PMD
+ * folio does not fit (the tail that grows back after a cut), so the check
+ * looks at every page's folio (pagemap and kpageflags), not only at the
+ * PMD-sized ones ShmemHugePages counts.
  *
  * The control variant turns the RCU deferral off through debugfs
  * (CONFIG_DEBUG_VM kernels) and passes only if a reader copies a freed
@@ -214,10 +219,52 @@ static int split_at_index(struct split_race *r, unsigned int k,
 	return fnr_make_hot(r->fd, from, r->size - from);
 }
 
-/* Is there a huge shmem folio left (this test's file is the only one)? */
-static bool huge_left(void)
+#define KPF_COMPOUND_HEAD	15
+#define KPF_COMPOUND_TAIL	16
+
+/*
+ * Is any page of the file in a large folio, of any order?  Map the file,
+ * fault every page in, and look its page frame up in /proc/kpageflags.
+ * Without pagemap or kpageflags (not root, CONFIG_PROC_PAGE_MONITOR off),
+ * fall back to the PMD-sized folios of ShmemHugePages (this test's file
+ * is the only one).
+ */
+static bool large_left(struct split_race *r)
 {
-	return fnr_proc_value("/proc/meminfo", "ShmemHugePages") != 0;
+	size_t i, n = r->size / PG;
+	int pm, kf, large = -1;
+	volatile uint8_t *m;
+	uint64_t e, f;
+
+	pm = open("/proc/self/pagemap", O_RDONLY);
+	kf = open("/proc/kpageflags", O_RDONLY);
+	m = mmap(NULL, r->size, PROT_READ, MAP_SHARED, r->fd, 0);
+	if (pm >= 0 && kf >= 0 && m != MAP_FAILED) {
+		large = 0;
+		for (i = 0; i < n && !large; i++) {
+			(void)m[i * PG];
+			if (pread(pm, &e, 8, ((uintptr_t)m / PG + i) * 8) != 8 ||
+			    !(e >> 63) || !(e & ((1ULL << 55) - 1))) {
+				large = -1;
+				break;
+			}
+			if (pread(kf, &f, 8, (e & ((1ULL << 55) - 1)) * 8) != 8) {
+				large = -1;
+				break;
+			}
+			large = !!(f & (1ULL << KPF_COMPOUND_HEAD |
+					1ULL << KPF_COMPOUND_TAIL));
+		}
+	}
+	if (m != MAP_FAILED)
+		munmap((void *)m, r->size);
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	if (large < 0)
+		return fnr_proc_value("/proc/meminfo", "ShmemHugePages") != 0;
+	return large;
 }
 
 static void *splitter_fn(void *arg)
@@ -252,7 +299,7 @@ static void *splitter_fn(void *arg)
 		what = "split";
 		if (split(r, 0, r->size))
 			break;
-		if (huge_left()) {
+		if (large_left(r)) {
 			r->not_split++;
 			continue;
 		}
