@@ -233,7 +233,7 @@ static bool large_left(struct split_race *r)
 {
 	size_t i, n = r->size / PG;
 	int pm, kf, large = -1;
-	volatile uint8_t *m;
+	uint8_t *m;
 	uint64_t e, f;
 
 	pm = open("/proc/self/pagemap", O_RDONLY);
@@ -242,7 +242,7 @@ static bool large_left(struct split_race *r)
 	if (pm >= 0 && kf >= 0 && m != MAP_FAILED) {
 		large = 0;
 		for (i = 0; i < n && !large; i++) {
-			(void)m[i * PG];
+			(void)__atomic_load_n(&m[i * PG], __ATOMIC_RELAXED);
 			if (pread(pm, &e, 8, ((uintptr_t)m / PG + i) * 8) != 8 ||
 			    !(e >> 63) || !(e & ((1ULL << 55) - 1))) {
 				large = -1;
@@ -257,7 +257,7 @@ static bool large_left(struct split_race *r)
 		}
 	}
 	if (m != MAP_FAILED)
-		munmap((void *)m, r->size);
+		munmap(m, r->size);
 	if (pm >= 0)
 		close(pm);
 	if (kf >= 0)
