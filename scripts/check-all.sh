@@ -15,6 +15,7 @@ done
 closing=$(mktemp)
 trap 'rm -f "$closing"' EXIT
 status=0
+summary=()
 for s in "$@"; do
 	label=$(series_label "$TOP/$s")
 	info "make check-one SERIES=$s: $label"
@@ -23,7 +24,10 @@ for s in "$@"; do
 	CHECK_CLOSING=$closing make --no-print-directory -C "$TOP" check-one SERIES="$s" || rc=$?
 	if [ $rc != 0 ]; then
 		status=1
-		[ -s "$closing" ] || echo "check $label: FAILED before the selftests (error above)"
+		[ -s "$closing" ] || echo "check $label: FAILED before the selftests (error above)" >"$closing"
 	fi
+	summary+=("$(cat "$closing")")
 done
+# The closing lines again, together at the end.
+printf '%s\n' "${summary[@]}"
 exit $status
