@@ -26,12 +26,12 @@
  * prevents (see quiesce()).  Punching a hole, or
  * cutting a folio that is still large, would zero pages in place first
  * (truncate_inode_partial_folio()), which is why the folio is split before
- * it is cut, and the cut is skipped when any large folio is left (a reader
- * holding a reference makes a split fail).  Since 6.14 tmpfs huge=always
- * also gives the file folios of every order below PMD size where a PMD
- * folio does not fit (the tail that grows back after a cut), so the check
- * looks at every page's folio (pagemap and kpageflags), not only at the
- * PMD-sized ones ShmemHugePages counts.
+ * it is cut, and the cut is skipped when the page it starts at is still a
+ * tail page (a reader holding a reference makes a split fail).  Since 6.14
+ * tmpfs huge=always also gives the file folios of every order below PMD
+ * size where a PMD folio does not fit (the tail that grows back after a
+ * cut), so the check looks up that page's folio (pagemap and kpageflags),
+ * not only the PMD-sized folios ShmemHugePages counts.
  *
  * The control variant turns the RCU deferral off through debugfs
  * (CONFIG_DEBUG_VM kernels) and passes only if a reader copies a freed
@@ -55,7 +55,7 @@
  * huge=always, CONFIG_TRANSPARENT_HUGEPAGE).
  *
  * Environment: FNR_DIR, FNR_SECONDS (default 4; nonzero_index runs
- * twice as long), FNR_CONTROL_SECONDS (default 90; the control stops at
+ * twice as long), FNR_CONTROL_SECONDS (default 180; the control stops at
  * the first bad read), FNR_READERS (default 2; nonzero_index 1, which
  * leaves a CPU to the splitter), FNR_SKIP_CONTROL=1.
  */
@@ -65,6 +65,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 
@@ -84,6 +85,7 @@
 #define DEFER_FREE	FNR_DEBUGFS "defer_free"
 #define DELAY_VALIDATED	FNR_DEBUGFS "delay_validated_us"
 #define DELAY_SPLIT	FNR_DEBUGFS "delay_split_us"
+#define DELAY_COPY	FNR_DEBUGFS "delay_copy_us"
 #define TORN_SIZES	FNR_DEBUGFS "torn_sizes"
 #define INDEX_FOLIOS	3		/* nonzero_index: PMD folios in the file */
 #define INDEX_LEAD	8		/* reads start this many pages before */
@@ -96,6 +98,7 @@ struct split_race {
 	size_t size;			/* the file: one PMD-sized folio */
 	size_t pmd;			/* PMD size */
 	bool at_index;			/* nonzero_index: see above */
+	bool mthp;			/* tmpfs gives folios below PMD size */
 	unsigned int split_k;		/* nonzero_index: the folio split next */
 	struct reader *readers;
 	long nr_readers;
@@ -219,52 +222,66 @@ static int split_at_index(struct split_race *r, unsigned int k,
 	return fnr_make_hot(r->fd, from, r->size - from);
 }
 
-#define KPF_COMPOUND_HEAD	15
 #define KPF_COMPOUND_TAIL	16
 
 /*
- * Is any page of the file in a large folio, of any order?  Map the file,
- * fault every page in, and look its page frame up in /proc/kpageflags.
- * Without pagemap or kpageflags (not root, CONFIG_PROC_PAGE_MONITOR off),
- * fall back to the PMD-sized folios of ShmemHugePages (this test's file
- * is the only one).
+ * Would cutting the file at @at zero part of a large folio in place: is the
+ * page at @at the tail page of a folio of any order?  Map that page, fault
+ * it in, and look its page frame up in /proc/kpageflags.  Without pagemap
+ * or kpageflags (not root, CONFIG_PROC_PAGE_MONITOR off), fall back to the
+ * PMD-sized folios of ShmemHugePages (this test's file is the only one).
  */
-static bool large_left(struct split_race *r)
+static int kpf_at(int fd, uint64_t at, uint64_t mask)
 {
-	size_t i, n = r->size / PG;
 	int pm, kf, large = -1;
+	uint64_t e, f, pfn;
 	uint8_t *m;
-	uint64_t e, f;
 
 	pm = open("/proc/self/pagemap", O_RDONLY);
 	kf = open("/proc/kpageflags", O_RDONLY);
-	m = mmap(NULL, r->size, PROT_READ, MAP_SHARED, r->fd, 0);
+	m = mmap(NULL, PG, PROT_READ, MAP_SHARED, fd, at);
 	if (pm >= 0 && kf >= 0 && m != MAP_FAILED) {
-		large = 0;
-		for (i = 0; i < n && !large; i++) {
-			(void)__atomic_load_n(&m[i * PG], __ATOMIC_RELAXED);
-			if (pread(pm, &e, 8, ((uintptr_t)m / PG + i) * 8) != 8 ||
-			    !(e >> 63) || !(e & ((1ULL << 55) - 1))) {
-				large = -1;
-				break;
-			}
-			if (pread(kf, &f, 8, (e & ((1ULL << 55) - 1)) * 8) != 8) {
-				large = -1;
-				break;
-			}
-			large = !!(f & (1ULL << KPF_COMPOUND_HEAD |
-					1ULL << KPF_COMPOUND_TAIL));
-		}
+		(void)__atomic_load_n(m, __ATOMIC_RELAXED);
+		pfn = 0;
+		if (pread(pm, &e, 8, (uintptr_t)m / PG * 8) == 8 && (e >> 63))
+			pfn = e & ((1ULL << 55) - 1);
+		if (pfn && pread(kf, &f, 8, pfn * 8) == 8)
+			large = !!(f & mask);
 	}
 	if (m != MAP_FAILED)
-		munmap(m, r->size);
+		munmap(m, PG);
 	if (pm >= 0)
 		close(pm);
 	if (kf >= 0)
 		close(kf);
+	return large;
+}
+
+static bool large_at(struct split_race *r, uint64_t at)
+{
+	int large = -1;
+
+	/* The mapping costs the readers TLB flushes: only where needed. */
+	if (r->mthp)
+		large = kpf_at(r->fd, at, 1ULL << KPF_COMPOUND_TAIL);
 	if (large < 0)
 		return fnr_proc_value("/proc/meminfo", "ShmemHugePages") != 0;
 	return large;
+}
+
+/*
+ * Does tmpfs give files folios below PMD size (huge=always, 6.14 and
+ * later)?  Where it does not, the PMD-sized folios of ShmemHugePages are
+ * all there is to check, without mapping the file.
+ */
+static bool tmpfs_mthp(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return true;
+	return major > 6 || (major == 6 && minor >= 14);
 }
 
 static void *splitter_fn(void *arg)
@@ -299,11 +316,11 @@ static void *splitter_fn(void *arg)
 		what = "split";
 		if (split(r, 0, r->size))
 			break;
-		if (large_left(r)) {
+		at = r->size - (1 + fnr_rnd(&rng) % (TAIL / PG)) * PG;
+		if (large_at(r, at)) {
 			r->not_split++;
 			continue;
 		}
-		at = r->size - (1 + fnr_rnd(&rng) % (TAIL / PG)) * PG;
 		what = "truncate";
 		if (cut(r, at))
 			break;
@@ -452,7 +469,7 @@ FIXTURE(split)
 {
 	struct split_race r;
 	char path[PATH_MAX];
-	bool defer_off, delays_on;
+	bool defer_off, delays_on, copy_delay_on;
 };
 
 FIXTURE_VARIANT(split)
@@ -489,6 +506,7 @@ FIXTURE_SETUP(split)
 		SKIP(return, "no %s: CONFIG_TRANSPARENT_HUGEPAGE off?",
 		     PMD_SIZE_PATH);
 	r->at_index = variant->at_index;
+	r->mthp = tmpfs_mthp();
 	r->split_k = 1;
 	r->size = r->at_index ? INDEX_FOLIOS * r->pmd + TAIL : r->pmd;
 
@@ -512,6 +530,14 @@ FIXTURE_SETUP(split)
 		     fnr_testdir(), before, after);
 	ASSERT_EQ(0, fnr_make_hot(r->fd, 0, r->size));
 	/* Widen the window where it can be (CONFIG_DEBUG_VM). */
+	/*
+	 * The control must find the injected bug every time, not by luck:
+	 * readers stop 1 ms between checking a folio and copying it.
+	 */
+	if (variant->control && !access(DELAY_COPY, W_OK)) {
+		self->copy_delay_on = true;
+		ASSERT_EQ(0, fnr_write_str(DELAY_COPY, "1000\n"));
+	}
 	if (r->at_index && !access(DELAY_VALIDATED, W_OK)) {
 		self->delays_on = true;
 		ASSERT_EQ(0, fnr_write_str(DELAY_VALIDATED, "5000\n"));
@@ -524,6 +550,8 @@ FIXTURE_TEARDOWN_PARENT(split)
 {
 	if (self->defer_off && fnr_write_str(DEFER_FREE, "1\n"))
 		TH_LOG("could not restore %s: %s", DEFER_FREE, strerror(errno));
+	if (self->copy_delay_on && fnr_write_str(DELAY_COPY, "0\n"))
+		TH_LOG("could not restore %s: %s", DELAY_COPY, strerror(errno));
 	if (self->delays_on && (fnr_write_str(DELAY_VALIDATED, "0\n") ||
 				fnr_write_str(DELAY_SPLIT, "0\n")))
 		TH_LOG("could not reset the delays in %s: %s", FNR_DEBUGFS,
@@ -548,7 +576,7 @@ static void race_wait(struct split_race *r, long seconds, bool control)
 TEST_F_TIMEOUT(split, race, 120)
 {
 	long secs = variant->control ?
-		    fnr_env_long("FNR_CONTROL_SECONDS", 90, 1, 90) :
+		    fnr_env_long("FNR_CONTROL_SECONDS", 180, 1, 180) :
 		    fnr_env_long("FNR_SECONDS", 4, 1, 90) *
 		    (variant->at_index ? 2 : 1);
 	/* nonzero_index: one reader leaves a CPU to the splitter. */
