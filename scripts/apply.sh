@@ -9,7 +9,7 @@ set -euo pipefail
 
 [ $# -le 1 ] || die "usage: $0 [DIR]"
 dir=${1:-$BUILD/linux}
-patches=$(series_patches)
+series_patches >/dev/null	# dies early if the series file is missing
 
 base_worktree "$dir"
 cd "$dir"
@@ -27,10 +27,5 @@ if [ "$(git rev-parse HEAD)" != "$(git rev-parse 'base^{commit}')" ]; then
 fi
 git checkout -q --detach base
 git clean -q -fdx
-
-n=0
-for p in $patches; do
-	am_patch "$PWD" "$p"
-	n=$((n + 1))
-done
+n=$(am_series "$PWD")
 info "$dir: base + $n patch(es) of $SERIES/series applied"

@@ -10,14 +10,9 @@ set -euo pipefail
 
 ver=$(base_field ALSO_VERSION)
 [ -n "$ver" ] || die "$SERIES/BASE has no ALSO_VERSION=: no second tree to apply the series to"
-patches=$(series_patches)
+series_patches >/dev/null	# dies early if the series file is missing
 "$TOP/scripts/get-base.sh" ALSO_ >/dev/null
 dir=$BUILD/also/am
 fresh_worktree "$dir" "$BUILD/also/src"
-
-n=0
-for p in $patches; do
-	am_patch "$dir" "$p"
-	n=$((n + 1))
-done
+n=$(am_series "$dir")
 echo "also: series applies to $ver by git am ($n patches)"

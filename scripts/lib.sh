@@ -91,6 +91,18 @@ fresh_worktree() {
 	git -C "$1" clean -q -fdx
 }
 
+# am_series DIR: am_patch every patch of the series onto DIR, in order;
+# print how many.
+am_series() {
+	local p patches n=0
+	patches=$(series_patches)
+	for p in $patches; do
+		am_patch "$1" "$p"
+		n=$((n + 1))
+	done
+	echo "$n"
+}
+
 # am_patch DIR PATCH: git am --3way $SDIR/patches/PATCH in the work tree
 # DIR (of any repository); on failure abort and die naming the patch and
 # the files it could not apply.
