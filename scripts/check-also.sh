@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # check-also.sh: prove that 'git am' applies the whole series to the second
 # tree the series' BASE names in its ALSO_* fields (the mainline series:
-# 7.3.4 from trixie-backports). scripts/get-base.sh ALSO_ extracts it into
-# build/NAME/also/src; every patch of 'series' goes onto a scratch work
-# tree of it, build/NAME/also/am, in order. No build.
+# 7.3.4 from trixie-backports). scripts/get-base.sh ALSO_ makes it the
+# bare repository build/NAME/also/repo.git; every patch of 'series' goes
+# onto a scratch work tree of it, build/NAME/also/am, in order. No build,
+# so the work tree is sparse: it holds only the files the series touches.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -12,7 +13,15 @@ ver=$(base_field ALSO_VERSION)
 [ -n "$ver" ] || die "$SERIES/BASE has no ALSO_VERSION=: no second tree to apply the series to"
 series_patches >/dev/null	# dies early if the series file is missing
 "$TOP/scripts/get-base.sh" ALSO_ >/dev/null
+repo=$BUILD/also/repo.git
 dir=$BUILD/also/am
-fresh_worktree "$dir" "$BUILD/also/src"
+mapfile -t paths < <(series_patches | sed "s|^|$SDIR/patches/|" | xargs cat |
+	sed -n 's|^diff --git a/\(.*\) b/\(.*\)$|/\1\n/\2|p' | sort -u)
+[ ${#paths[@]} -gt 0 ] || die "$SERIES/patches: no 'diff --git' lines in the series"
+rm -rf "$dir"
+git --git-dir="$repo" worktree prune
+git --git-dir="$repo" worktree add -q --no-checkout --detach "$dir" base
+git -C "$dir" sparse-checkout set --no-cone "${paths[@]}"
+git -C "$dir" checkout -q --detach base
 n=$(am_series "$dir")
 echo "also: series applies to $ver by git am ($n patches)"

@@ -11,9 +11,11 @@ set -euo pipefail
 
 patches=$(series_patches)
 "$TOP/scripts/get-base.sh" >/dev/null
-src=$BUILD/series/src
-obj=$BUILD/series/obj
-# A scratch work tree of this script's own, reset to the base.
+# check.sh's scratch work tree and object directory, reset to the base:
+# one copy of the tree on disk, and check.sh's build after this one only
+# rebuilds what apply.sh touches.
+src=$BUILD/patched/src
+obj=$BUILD/patched/obj-check
 fresh_worktree "$src"
 
 n=0

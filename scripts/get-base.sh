@@ -2,17 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # get-base.sh [ALSO_]: fetch the Debian linux-source .deb pinned in the
 # series' BASE file, extract its kernel tarball into build/NAME/base/src
-# (or build/NAME/also/src for the ALSO_ fields: a second tree the series
-# must apply to) as a git repository with one commit tagged 'base', and
-# check its tree hash against BASE. The .deb is fetched with a private
-# apt sources list; the machine's own apt setup is not touched.
+# as a git repository with one commit tagged 'base', check its tree hash
+# against BASE and print the directory. With ALSO_ (the ALSO_* fields: a
+# second tree the series must apply to, never built) the repository is
+# kept without its files, as the bare build/NAME/also/repo.git, which it
+# prints: 1.4 GiB less on disk. The .deb is fetched with a private apt
+# sources list; the machine's own apt setup is not touched.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 pre=${1:-}
 case "$pre" in
-'') dest=$BUILD/base ;;
-ALSO_) dest=$BUILD/also ;;
+'') dest=$BUILD/base gitdir=$BUILD/base/src/.git ;;
+ALSO_) dest=$BUILD/also gitdir=$BUILD/also/repo.git ;;
 *) die "usage: $0 [ALSO_]" ;;
 esac
 field() {
@@ -29,8 +31,8 @@ tarball=$(field TARBALL)
 want_tree=$(field TREE)
 src=$dest/src
 
-if git -C "$src" rev-parse -q --verify base >/dev/null 2>&1; then
-	tree=$(git -C "$src" rev-parse 'base^{tree}')
+if git --git-dir="$gitdir" rev-parse -q --verify base >/dev/null 2>&1; then
+	tree=$(git --git-dir="$gitdir" rev-parse 'base^{tree}')
 else
 	need_cmd apt-get apt
 	need_cmd dpkg-deb dpkg
@@ -76,6 +78,12 @@ else
 		commit -q -m "Linux $(field VERSION) ($pkg $ver)"
 	git tag base
 	tree=$(git rev-parse 'base^{tree}')
+	if [ "$pre" = ALSO_ ]; then
+		cd "$dest"
+		mv src/.git "$gitdir"
+		git --git-dir="$gitdir" config core.bare true
+		rm -rf src
+	fi
 fi
 
 if [ "$want_tree" = unknown ]; then
@@ -83,4 +91,8 @@ if [ "$want_tree" = unknown ]; then
 elif [ "$tree" != "$want_tree" ]; then
 	die "extracted tree $tree differs from $SERIES/BASE ${pre}TREE=$want_tree ($pkg $ver changed?)"
 fi
-echo "$src"
+if [ "$pre" = ALSO_ ]; then
+	echo "$gitdir"
+else
+	echo "$src"
+fi

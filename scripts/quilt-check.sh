@@ -26,4 +26,6 @@ if ! QUILT_PATCHES=$SDIR/patches QUILT_SERIES=$SDIR/series \
 	tail -n 20 "$BUILD/quilt.log" >&2
 	die "quilt push -a --fuzz=0 failed at $(grep '^Applying patch' "$BUILD/quilt.log" | tail -n 1 | sed 's/Applying patch //')"
 fi
+cd "$TOP"
+rm -rf "$dir"	# a scratch copy of the whole tree: 1.4 GiB
 info "quilt: $n patch(es) of $SERIES/series pushed with --fuzz=0 onto a plain $(series_label) tree"
