@@ -15,7 +15,7 @@ export SERIES DEBUG
 ALL_SERIES := . backports/6.12
 SERIES_TO_CHECK := $(if $(filter file,$(origin SERIES)),$(ALL_SERIES),$(or $(SERIES),.))
 
-.PHONY: all check check-one check-debug check-also check-series check-matrix check-compilers htmldocs bench deps base apply quilt-check export sync-selftests clean help
+.PHONY: all check check-one check-debug check-also check-b4 mbox check-series check-matrix check-compilers htmldocs bench deps base apply quilt-check export sync-selftests clean help
 
 all: help
 
@@ -24,7 +24,7 @@ help:
 	@echo "target: '.' (default) the mainline, backports/6.12 the 6.12 backport;"
 	@echo "each builds in build/NAME. Example: make check-series SERIES=backports/6.12"
 	@echo "make check        for each series (only SERIES if given): quilt-check,"
-	@echo "                  check-also (mainline), then apply, build, boot and run"
+	@echo "                  check-also (mainline), check-b4, then apply, build, boot and run"
 	@echo "                  the selftests; all series run even if one fails; one"
 	@echo "                  closing line per kernel, 'check NAME (VERSION): ...'"
 	@echo "make check-one    those steps for SERIES alone, no closing line if a"
@@ -33,6 +33,9 @@ help:
 	@echo "                  kernel"
 	@echo "make check-also   prove git am applies the series to the second tree"
 	@echo "                  BASE names (ALSO_*: 7.3.4 for the mainline); no build"
+	@echo "make check-b4     b4 am takes the series from its mbox (make mbox) and"
+	@echo "                  the result applies to the base, base-commit included"
+	@echo "make mbox         the series as one threaded mbox, build/NAME/series.mbox"
 	@echo "make bench        base vs patched read benchmark (build/NAME/bench/)"
 	@echo "make apply        base tree + series in build/NAME/linux (for development)"
 	@echo "make export       build/NAME/linux commits back into SERIES/patches/ and"
@@ -59,6 +62,7 @@ check:
 check-one: base
 	@scripts/quilt-check.sh
 	@if grep -q '^ALSO_VERSION=' "$(SERIES)/BASE"; then scripts/check-also.sh; fi
+	@scripts/check-b4.sh
 	@scripts/check.sh
 
 check-debug:
@@ -66,6 +70,12 @@ check-debug:
 
 check-also: base
 	@scripts/check-also.sh
+
+check-b4: base
+	@scripts/check-b4.sh
+
+mbox:
+	@scripts/mbox.sh >/dev/null
 
 check-series: base
 	@scripts/check-series.sh

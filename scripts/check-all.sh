@@ -50,7 +50,7 @@ for s in "$@"; do
 			info "CHECK_LEAN=1: $b/linux (make apply) is a work tree of $b/base; nothing removed"
 		else
 			info "CHECK_LEAN=1: removing the trees and objects of $b (logs stay)"
-			rm -rf "$b/base" "$b/patched" "$b/also" "$b/series" "$b/quilt"
+			rm -rf "$b/base" "$b/patched" "$b/also" "$b/series" "$b/quilt" "$b/b4"
 			disk_report
 		fi
 	fi

@@ -13,15 +13,7 @@ ver=$(base_field ALSO_VERSION)
 [ -n "$ver" ] || die "$SERIES/BASE has no ALSO_VERSION=: no second tree to apply the series to"
 series_patches >/dev/null	# dies early if the series file is missing
 "$TOP/scripts/get-base.sh" ALSO_ >/dev/null
-repo=$BUILD/also/repo.git
 dir=$BUILD/also/am
-mapfile -t paths < <(series_patches | sed "s|^|$SDIR/patches/|" | xargs cat |
-	sed -n 's|^diff --git a/\(.*\) b/\(.*\)$|/\1\n/\2|p' | sort -u)
-[ ${#paths[@]} -gt 0 ] || die "$SERIES/patches: no 'diff --git' lines in the series"
-rm -rf "$dir"
-git --git-dir="$repo" worktree prune
-git --git-dir="$repo" worktree add -q --no-checkout --detach "$dir" base
-git -C "$dir" sparse-checkout set --no-cone "${paths[@]}"
-git -C "$dir" checkout -q --detach base
+sparse_worktree "$dir" "$BUILD/also/repo.git"
 n=$(am_series "$dir")
 echo "also: series applies to $ver by git am ($n patches)"

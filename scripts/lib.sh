@@ -91,6 +91,21 @@ fresh_worktree() {
 	git -C "$1" clean -q -fdx
 }
 
+# sparse_worktree DIR REPO: a scratch work tree DIR of the repository
+# REPO (a git directory) at its tag 'base' that holds only the files the
+# series touches: enough for git am, a few MiB instead of 1.4 GiB.
+sparse_worktree() {
+	local dir=$1 repo=$2 paths
+	mapfile -t paths < <(series_patches | sed "s|^|$SDIR/patches/|" | xargs cat |
+		sed -n 's|^diff --git a/\(.*\) b/\(.*\)$|/\1\n/\2|p' | sort -u)
+	[ ${#paths[@]} -gt 0 ] || die "$SERIES/patches: no 'diff --git' lines in the series"
+	rm -rf "$dir"
+	git --git-dir="$repo" worktree prune
+	git --git-dir="$repo" worktree add -q --no-checkout --detach "$(realpath -m "$dir")" base
+	git -C "$dir" sparse-checkout set --no-cone "${paths[@]}"
+	git -C "$dir" checkout -q --detach base
+}
+
 # am_series DIR: am_patch every patch of the series onto DIR, in order;
 # print how many.
 am_series() {
