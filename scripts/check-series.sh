@@ -17,6 +17,9 @@ patches=$(series_patches)
 src=$BUILD/patched/src
 obj=$BUILD/patched/obj-check
 fresh_worktree "$src"
+cplog=$BUILD/checkpatch
+rm -rf "$cplog"
+mkdir -p "$cplog"
 
 n=0
 for p in $patches; do
@@ -28,11 +31,11 @@ for p in $patches; do
 	# checkpatch's findings are reported, not fatal: see the changelogs.
 	rc=0
 	(cd "$src" && perl scripts/checkpatch.pl --strict --no-tree -q \
-		"$SDIR/patches/$p") >"$BUILD/series/checkpatch-$n.log" 2>&1 || rc=$?
+		"$SDIR/patches/$p") >"$cplog/checkpatch-$n.log" 2>&1 || rc=$?
 	if [ $rc = 0 ]; then
 		echo "    checkpatch: clean"
 	else
-		grep -E '^(ERROR|WARNING|CHECK):' "$BUILD/series/checkpatch-$n.log" |
+		grep -E '^(ERROR|WARNING|CHECK):' "$cplog/checkpatch-$n.log" |
 			sed 's|^|    checkpatch: |'
 	fi
 done
