@@ -3,7 +3,9 @@
 # build-progs.sh SRC OUT: build the filemap-noref selftests inside the kernel
 # tree SRC the way kselftest does (make -C tools/testing/selftests
 # TARGETS=filemap-noref), then copy the static tests to OUT/tests and the
-# benchmarks to OUT/bench for the guest.
+# benchmarks to OUT/bench for the guest; and package them the way CI
+# systems take kselftests (make install + gen_tar) as
+# OUT/kselftest.tar.gz, which the guest runs with run_kselftest.sh.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -45,3 +47,13 @@ for p in $(sed -n 's/^TEST_GEN_PROGS_EXTENDED := //p' "$ours/Makefile"); do
 	cp "$theirs/$p" "$out/bench/"
 done
 cp "$theirs/settings" "$out/tests/"
+inst=$BUILD/kselftest-install
+rm -rf "$inst"
+make -s -C "$src/tools/testing/selftests" TARGETS=filemap-noref INSTALL_PATH="$inst" \
+	gen_tar >"$BUILD/progs-install.log" 2>&1 || {
+	cat "$BUILD/progs-install.log" >&2
+	die "make install/gen_tar of the selftests in $src failed"
+}
+grep -qx 'filemap-noref:read_semantics' "$inst/kselftest-list.txt" ||
+	die "$inst/kselftest-list.txt does not list filemap-noref:read_semantics"
+cp "$inst/kselftest-packages/kselftest.tar.gz" "$out/"

@@ -123,6 +123,18 @@ if [ $oom_ok = 0 ]; then
 	echo "FAILED: an OOM test boot (timeout, unclean end or kernel splat, see above)" >&2
 	fail=$((fail + 1))
 fi
+# kselftest as CI systems run it (scripts/guest/jobs/check): the installed
+# tree's run_kselftest.sh, its KTAP line, the timeout from 'settings' and
+# one that fires.
+if [ -s "$out/results.log" ]; then
+	for l in '^ok 1 selftests: filemap-noref: read_semantics$' \
+		'^# timeout set to 600$' \
+		'^# timeout probe: not ok 1 selftests: filemap-noref: evict_race # TIMEOUT 2 seconds$'; do
+		grep -q "$l" "$out/results.log" && continue
+		echo "FAILED: run_kselftest.sh in the guest printed no line matching '$l' (see $out/results.log)" >&2
+		fail=$((fail + 1))
+	done
+fi
 if [ $guest_ok = 0 ]; then
 	echo "FAILED: the guest run (timeout, unclean end or kernel splat, see above)" >&2
 	fail=$((fail + 1))

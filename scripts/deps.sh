@@ -11,7 +11,7 @@ gcc:gcc make:make flex:flex bison:bison bc:bc cpio:cpio xz:xz-utils
 /usr/include/libelf.h:libelf-dev /usr/include/openssl/ssl.h:libssl-dev
 qemu-system-x86_64:qemu-system-x86 /bin/busybox:busybox-static
 mkfs.ext4:e2fsprogs mkfs.xfs:xfsprogs quilt:quilt ccache:ccache
-perl:perl git:git gnuplot:gnuplot-nox b4:b4
+perl:perl git:git gnuplot:gnuplot-nox b4:b4 rsync:rsync
 ${DEPS_EXTRA:-}"
 missing=
 for n in $needs; do

@@ -1,13 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# mkinitramfs.sh OUT PROGDIR: a gzip'ed cpio with static busybox, the guest
-# init and jobs, the selftests (PROGDIR/tests) and benchmarks (PROGDIR/bench).
+# mkinitramfs.sh OUT PROGDIR [HOSTPROG...]: a gzip'ed cpio with static busybox, the guest
+# init and jobs, the selftests (PROGDIR/tests) and benchmarks (PROGDIR/bench),
+# their kselftest tarball (PROGDIR/kselftest.tar.gz), and the host's
+# coreutils timeout with the libraries it needs: kselftest's runner.sh
+# calls /usr/bin/timeout --foreground, which busybox's timeout lacks.
+# Each HOSTPROG (an absolute path, e.g. /usr/bin/perf for make profile)
+# is copied with its libraries too.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 2 ] || die "usage: $0 OUT PROGDIR"
+[ $# -ge 2 ] || die "usage: $0 OUT PROGDIR [HOSTPROG...]"
 out=$(realpath -m "$1")
 progs=$(realpath "$2")
+shift 2
 bb=/bin/busybox
 # ldd fails on a static binary.
 if [ ! -x $bb ] || ldd $bb >/dev/null 2>&1; then
@@ -23,5 +29,14 @@ cp "$TOP/scripts/guest/init" "$root/init"
 cp "$TOP"/scripts/guest/jobs/* "$root/fnr/jobs/"
 cp "$progs"/tests/* "$root/fnr/tests/"
 cp "$progs"/bench/* "$root/fnr/bench/"
+cp "$progs/kselftest.tar.gz" "$root/fnr/"
+[ -x /usr/bin/timeout ] || die "/usr/bin/timeout not found: install the Debian package 'coreutils'"
+for p in /usr/bin/timeout "$@"; do
+	[ -x "$p" ] || die "$p: no such program on this machine"
+	for f in "$p" $(ldd "$p" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+	done
+done
 (cd "$root" && find . | LC_ALL=C sort | cpio --quiet --reproducible -o -H newc -R 0:0) |
 	gzip -9n >"$out"
