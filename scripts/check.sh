@@ -123,7 +123,7 @@ if [ $oom_ok = 0 ]; then
 	echo "FAILED: an OOM test boot (timeout, unclean end or kernel splat, see above)" >&2
 	fail=$((fail + 1))
 fi
-# kselftest as CI systems run it (scripts/guest/jobs/check): the installed
+# kselftest as CI systems run it (scripts/guest/jobs/kselftest): the installed
 # tree's run_kselftest.sh, its KTAP line, the timeout from 'settings' and
 # one that fires.
 if [ -s "$out/results.log" ]; then

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # run-guest.sh KERNEL INITRD JOB OUTDIR: boot the guest, run JOB, and leave
 # the kernel console in OUTDIR/console.log and the job's output in
-# OUTDIR/results.log. Fails on a timeout, on a guest that did not finish,
-# and on any kernel splat in the console.
+# OUTDIR/results.log (without the serial line's CRs). Fails on a timeout,
+# on a guest that did not finish, and on any kernel splat in the console.
 #
 # Environment: SMP (vCPUs, default: host CPUs), MEM (MiB, default 1024),
 # ICOUNT=1 (one vCPU, guest time counts instructions), TIMEOUT (seconds,
@@ -42,6 +42,11 @@ timeout -k 10 "$timeout" qemu-system-x86_64 "${machine[@]}" -m "${MEM:-1024}" \
 	-drive file="$BUILD/disks/ext4.img",format=raw,if=virtio,snapshot=on \
 	-drive file="$BUILD/disks/xfs.img",format=raw,if=virtio,snapshot=on \
 	>"$out/qemu.log" 2>&1 || rc=$?
+# The guest's serial line turns each newline into CR LF (the tty's ONLCR):
+# the job's output is read line by line, so leave plain lines.
+if [ -f "$out/results.log" ]; then
+	sed -i 's/\r$//' "$out/results.log"
+fi
 
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "error: guest ($job) timed out after $timeout s; console tail:" >&2
