@@ -36,7 +36,8 @@ help:
 	@echo "make check-b4     b4 am takes the series from its mbox (make mbox) and"
 	@echo "                  the result applies to the base, base-commit included"
 	@echo "make mbox         the series as one threaded mbox, build/NAME/series.mbox"
-	@echo "make bench        base vs patched read benchmark (build/NAME/bench/)"
+	@echo "make bench        base vs patched read benchmark, will-it-scale pread1/2"
+	@echo "                  (build/NAME/bench/)"
 	@echo "make apply        base tree + series in build/NAME/linux (for development)"
 	@echo "make export       build/NAME/linux commits back into SERIES/patches/ and"
 	@echo "                  SERIES/series"
@@ -93,6 +94,7 @@ htmldocs: base
 	@scripts/htmldocs.sh
 
 bench: base
+	@DEPS_EXTRA=/usr/include/hwloc.h:libhwloc-dev scripts/deps.sh
 	@scripts/bench.sh
 
 apply: base

@@ -41,6 +41,13 @@ function median(list,    v, n, i, j, t) {
 		unit[key] = "MiB"
 		next
 	}
+	if (job == "bench-wis") {
+		# will-it-scale: reads per second of all tasks together.
+		key = "wis\t" kv["fs"] "\t" kv["size"] "\t" kv["threads"] "\t" kv["test"]
+		add(key, kernel, kv["ops_per_s"])
+		unit[key] = "reads/s"
+		next
+	}
 	if (job == "bench-icount") {
 		key = "icount\t" kv["fs"] "\t" kv["size"] "\t" kv["threads"] "\t" kv["dest"]
 		val = kv["ns_per_op"]
@@ -76,7 +83,7 @@ END {
 	for (i = 1; i <= nkeys; i++) {
 		key = order[i]
 		split(key, k, "\t")
-		if (k[1] == "pending" || k[1] == "oom") {
+		if (k[1] == "pending" || k[1] == "oom" || k[1] == "wis") {
 			b = median(vals[key, "base"]); rb = lo "-" hi
 			p = median(vals[key, "patched"]); rp = lo "-" hi
 			row(key, b, p, unit[key], rb, rp)

@@ -8,11 +8,16 @@
 #    one file each (sep); ROUNDS alternating base/patched boots, median;
 #  - pending: freed memory waiting for a grace period under churn, and the
 #    churn throughput; PENDING_ROUNDS alternating boots, median;
+#  - wis: will-it-scale's pread1 (one file per process) and pread2 (one
+#    shared file), 4 KiB reads, processes = vCPUs, on tmpfs and ext4;
+#    WIS_ROUNDS alternating boots (default 3), median and range. The
+#    source is WIS_SRC (a will-it-scale checkout or tarball), else the
+#    snapshot in ../shared/vendor/ (scripts/build-wis.sh);
 #  - oom: the OOM edge in a 512 MiB guest as make check finds it (the most
 #    anonymous memory past what is available that 3 runs in a row survive
 #    without an OOM kill, scripts/guest/jobs/oom); OOM_ROUNDS alternating
 #    boots (default 1, about 5 minutes each), median.
-# BENCH_JOBS picks a subset (default: icount contention pending oom).
+# BENCH_JOBS picks a subset (default: icount contention wis pending oom).
 # Prints a table and writes build/NAME/bench/results.tsv, for the series
 # SERIES (default the mainline).
 set -euo pipefail
@@ -21,14 +26,18 @@ set -euo pipefail
 rounds=${ROUNDS:-5}
 pending_rounds=${PENDING_ROUNDS:-3}
 oom_rounds=${OOM_ROUNDS:-1}
+wis_rounds=${WIS_ROUNDS:-3}
 oom_mib=512
-jobs=${BENCH_JOBS:-icount contention pending oom}
+jobs=${BENCH_JOBS:-icount contention wis pending oom}
 out=$BUILD/bench
 "$TOP/scripts/get-base.sh" >/dev/null
 "$TOP/scripts/apply.sh" "$BUILD/patched/src"
 "$TOP/scripts/build-kernel.sh" "$BUILD/base/src" "$BUILD/base/obj-bench" bench
 "$TOP/scripts/build-kernel.sh" "$BUILD/patched/src" "$BUILD/patched/obj-bench" bench
 "$TOP/scripts/build-progs.sh" "$BUILD/patched/src" "$BUILD/progs"
+case " $jobs " in
+*" wis "*) "$TOP/scripts/build-wis.sh" "$BUILD/progs/wis" ;;
+esac
 "$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs.cpio.gz" "$BUILD/progs"
 rm -rf "$out"
 mkdir -p "$out"
@@ -52,6 +61,12 @@ for job in $jobs; do
 			run patched bench-contention "contention-patched-$r"
 		done
 		;;
+	wis)
+		for r in $(seq "$wis_rounds"); do
+			run base bench-wis "wis-base-$r"
+			run patched bench-wis "wis-patched-$r"
+		done
+		;;
 	pending)
 		for r in $(seq "$pending_rounds"); do
 			run base bench-pending "pending-base-$r"
@@ -64,7 +79,7 @@ for job in $jobs; do
 			OOM_OK=1 MEM=$oom_mib APPEND=init_on_free=1 run patched oom "oom-patched-$r"
 		done
 		;;
-	*) die "BENCH_JOBS: unknown job '$job' (icount, contention, pending, oom)" ;;
+	*) die "BENCH_JOBS: unknown job '$job' (icount, contention, wis, pending, oom)" ;;
 	esac
 done
 

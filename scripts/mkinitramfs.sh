@@ -6,7 +6,8 @@
 # coreutils timeout with the libraries it needs: kselftest's runner.sh
 # calls /usr/bin/timeout --foreground, which busybox's timeout lacks.
 # Each HOSTPROG (an absolute path, e.g. /usr/bin/perf for make profile)
-# is copied with its libraries too.
+# is copied with its libraries too, and so are the will-it-scale programs
+# in PROGDIR/wis, to /fnr/wis, if make bench built them.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -31,12 +32,27 @@ cp "$progs"/tests/* "$root/fnr/tests/"
 cp "$progs"/bench/* "$root/fnr/bench/"
 cp "$progs/kselftest.tar.gz" "$root/fnr/"
 [ -x /usr/bin/timeout ] || die "/usr/bin/timeout not found: install the Debian package 'coreutils'"
-for p in /usr/bin/timeout "$@"; do
-	[ -x "$p" ] || die "$p: no such program on this machine"
-	for f in "$p" $(ldd "$p" | grep -o '/[^ ]*'); do
+# host_libs PROG: copy the shared libraries PROG needs, at their paths.
+host_libs() {
+	local f
+	for f in $(ldd "$1" | grep -o '/[^ ]*'); do
 		mkdir -p "$root$(dirname "$f")"
 		cp -L "$f" "$root$f"
 	done
+}
+for p in /usr/bin/timeout "$@"; do
+	[ -x "$p" ] || die "$p: no such program on this machine"
+	mkdir -p "$root$(dirname "$p")"
+	cp -L "$p" "$root$p"
+	host_libs "$p"
 done
+# will-it-scale (make bench: scripts/build-wis.sh), linked with libhwloc.
+if [ -d "$progs/wis" ]; then
+	mkdir -p "$root/fnr/wis"
+	for p in "$progs"/wis/*; do
+		cp "$p" "$root/fnr/wis/"
+		host_libs "$p"
+	done
+fi
 (cd "$root" && find . | LC_ALL=C sort | cpio --quiet --reproducible -o -H newc -R 0:0) |
 	gzip -9n >"$out"
