@@ -15,7 +15,7 @@ export SERIES DEBUG
 ALL_SERIES := . backports/6.12
 SERIES_TO_CHECK := $(if $(filter file,$(origin SERIES)),$(ALL_SERIES),$(or $(SERIES),.))
 
-.PHONY: all check check-one check-debug check-also check-b4 mbox check-series check-matrix check-compilers htmldocs bench deps base apply quilt-check export sync-selftests clean help
+.PHONY: all check check-one check-debug check-also check-b4 mbox check-series check-matrix check-arm64 check-compilers htmldocs bench deps base apply quilt-check export sync-selftests clean help
 
 all: help
 
@@ -47,6 +47,8 @@ help:
 	@echo "make check-series build after every patch, checkpatch --strict each"
 	@echo "                  (.ci/run: the mainline only)"
 	@echo "make check-matrix page-flag room (NUMA, MAXSMP, MGLRU...) and i386"
+	@echo "make check-arm64  cross-build for arm64 (MTE), boot QEMU virt, run the"
+	@echo "                  selftests there"
 	@echo "make check-compilers  clang build; W=1 and sparse against the base"
 	@echo "make htmldocs     Sphinx build of the touched docs against the base"
 
@@ -84,6 +86,10 @@ check-series: base
 check-matrix: base
 	@DEPS_EXTRA=/usr/lib32/libc.a:gcc-multilib scripts/deps.sh
 	@scripts/check-matrix.sh
+
+check-arm64: base
+	@DEPS_EXTRA="aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu qemu-system-aarch64:qemu-system-arm" scripts/deps.sh
+	@scripts/check-arm64.sh
 
 check-compilers: base
 	@DEPS_EXTRA="clang:clang sparse:sparse" scripts/deps.sh

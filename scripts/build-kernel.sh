@@ -6,20 +6,24 @@
 # 'check' adds the selftests' config (CONFIG_DEBUG_VM for the control
 # switch), and with DEBUG=1 scripts/debug.config; 'flagroom' and 'i386'
 # are check plus scripts/flagroom.config (every option that takes
-# page->flags bits) or scripts/i386.config (with KARCH=i386). On a tree
+# page->flags bits) or scripts/i386.config (with KARCH=i386); 'arm64'
+# (with KARCH=arm64, cross-built with Debian's gcc-aarch64-linux-gnu) is
+# the selftests' config plus scripts/arm64.config. On a tree
 # with the series, 64-bit, scripts/series.config turns its option on.
 # Each scripts/NAME.config gives way to SERIES/NAME.config where a series
 # has its own (config_fragment in lib.sh). KCC=clang builds with clang.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 3 ] || die "usage: $0 SRC OBJ bench|check|flagroom|i386"
+[ $# -eq 3 ] || die "usage: $0 SRC OBJ bench|check|flagroom|i386|arm64"
 src=$(realpath "$1")
 mkdir -p "$2"
 obj=$(realpath "$2")
 arch=${KARCH:-x86_64}
 
 frags=("$(config_fragment guest.config)")
+image=arch/x86/boot/bzImage
+cross=
 case "$3" in
 bench) ;;
 check)
@@ -32,14 +36,23 @@ flagroom | i386)
 	frags+=("$TOP/tools/testing/selftests/filemap-noref/config"
 		"$(config_fragment "$3.config")")
 	;;
-*) die "unknown kernel flavor '$3' (bench, check, flagroom or i386)" ;;
+arm64)
+	# arm64.config replaces the x86 guest.config.
+	[ "$arch" = arm64 ] || die "flavor arm64 needs KARCH=arm64"
+	frags=("$TOP/tools/testing/selftests/filemap-noref/config"
+		"$(config_fragment arm64.config)")
+	image=arch/arm64/boot/Image
+	cross=aarch64-linux-gnu-
+	need_cmd ${cross}gcc gcc-aarch64-linux-gnu
+	;;
+*) die "unknown kernel flavor '$3' (bench, check, flagroom, i386 or arm64)" ;;
 esac
 
 if [ "$3" != i386 ] && grep -q '^config PAGECACHE_RCU_FREE$' "$src/mm/Kconfig"; then
 	frags+=("$(config_fragment series.config)")
 fi
 
-cc=${KCC:-gcc}
+cc=${KCC:-${cross}gcc}
 if command -v ccache >/dev/null 2>&1; then
 	cc="ccache $cc"
 	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
@@ -47,7 +60,7 @@ fi
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 export KBUILD_BUILD_USER=filemap-noref KBUILD_BUILD_HOST=guest
 kmake() {
-	make -s -C "$src" O="$obj" ARCH="$arch" CC="$cc" HOSTCC=gcc "$@"
+	make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" CC="$cc" HOSTCC=gcc "$@"
 }
 
 for f in flex:flex bison:bison bc:bc; do
@@ -75,9 +88,9 @@ done < <(awk '/^CONFIG_/ { k = $0; sub(/=.*/, "", k); v[k] = $0 " " FILENAME }
 
 info "building $obj ($(nproc) jobs, CC='$cc')"
 start=$(date +%s)
-if ! kmake -j"$(nproc)" bzImage >"$obj/build.log" 2>&1; then
+if ! kmake -j"$(nproc)" "${image##*/}" >"$obj/build.log" 2>&1; then
 	grep -E 'error|Error' "$obj/build.log" | head -n 20 >&2
 	tail -n 20 "$obj/build.log" >&2
 	die "kernel build failed in $src (log: $obj/build.log)"
 fi
-info "built $obj/arch/x86/boot/bzImage in $(( $(date +%s) - start )) s"
+info "built $obj/$image in $(( $(date +%s) - start )) s"

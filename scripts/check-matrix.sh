@@ -49,7 +49,8 @@ if grep -q '^CONFIG_PAGECACHE_RCU_FREE=y' "$BUILD/patched/obj-i386/.config"; the
 	echo "FAILED: i386 has CONFIG_PAGECACHE_RCU_FREE" >&2
 	fail=1
 fi
-"$TOP/scripts/mkinitramfs32.sh" "$BUILD/initramfs32.cpio.gz" "$src"
+"$TOP/scripts/mkinitramfs-static.sh" i386 "$BUILD/initramfs32.cpio.gz" "$src" \
+	read_semantics evict_race
 info "guest: i386 kernel, read_semantics and evict_race (console: $out/i386/console.log)"
 APPEND="-- read_semantics evict_race" "$TOP/scripts/run-guest.sh" \
 	"$BUILD/patched/obj-i386/arch/x86/boot/bzImage" \

@@ -5,7 +5,8 @@
 # OUTDIR/results.log (without the serial line's CRs). Fails on a timeout,
 # on a guest that did not finish, and on any kernel splat in the console.
 #
-# Environment: SMP (vCPUs, default: host CPUs), MEM (MiB, default 1024),
+# Environment: KARCH (x86_64, the default, i386 or arm64: qemu-system-aarch64
+# -M virt under TCG), SMP (vCPUs, default: host CPUs), MEM (MiB, default 1024),
 # ICOUNT=1 (one vCPU, guest time counts instructions), TIMEOUT (seconds,
 # default 1800), APPEND (extra kernel command line), ACCEL (kvm or tcg,
 # default: scripts/kvm-probe.sh decides), SPLATS_OK=1 (kernel reports are
@@ -15,7 +16,12 @@ set -euo pipefail
 
 [ $# -eq 4 ] || die "usage: $0 KERNEL INITRD JOB OUTDIR"
 kernel=$1 initrd=$2 job=$3 out=$4
-need_cmd qemu-system-x86_64 qemu-system-x86
+arch=${KARCH:-x86_64}
+case $arch in
+x86_64 | i386) need_cmd qemu-system-x86_64 qemu-system-x86 ;;
+arm64) need_cmd qemu-system-aarch64 qemu-system-arm ;;
+*) die "KARCH=$arch: no guest for it (x86_64, i386 or arm64)" ;;
+esac
 [ -f "$kernel" ] || die "no kernel image $kernel"
 [ -f "$initrd" ] || die "no initramfs $initrd"
 "$TOP/scripts/mkdisks.sh"
@@ -24,21 +30,35 @@ rm -f "$out/console.log" "$out/results.log"
 
 smp=${SMP:-$(nproc)}
 timeout=${TIMEOUT:-1800}
-accel=${ACCEL:-$("$TOP/scripts/kvm-probe.sh" "$kernel" "$initrd")}
-if [ "${ICOUNT:-0}" = 1 ]; then
-	machine=(-accel tcg -icount shift=0,sleep=off -cpu max -smp 1)
-elif [ "$accel" = kvm ]; then
-	machine=(-accel kvm -cpu host -smp "$smp")
+qemu=qemu-system-x86_64
+console=ttyS0
+results=(-serial file:"$out/results.log")
+if [ $arch = arm64 ]; then
+	# TCG only (an x86 host). mte=on: the Memory Tagging Extension, and
+	# its page flags, in use. virt has one serial port: the results go
+	# through a virtio console (hvc0).
+	qemu=qemu-system-aarch64
+	machine=(-M virt,mte=on -accel tcg,thread=multi -cpu max -smp "$smp")
+	console=ttyAMA0
+	results=(-device virtio-serial-pci -device virtconsole,chardev=results
+		-chardev file,id=results,path="$out/results.log")
 else
-	machine=(-accel tcg,thread=multi -cpu max -smp "$smp")
+	accel=${ACCEL:-$("$TOP/scripts/kvm-probe.sh" "$kernel" "$initrd")}
+	if [ "${ICOUNT:-0}" = 1 ]; then
+		machine=(-accel tcg -icount shift=0,sleep=off -cpu max -smp 1)
+	elif [ "$accel" = kvm ]; then
+		machine=(-accel kvm -cpu host -smp "$smp")
+	else
+		machine=(-accel tcg,thread=multi -cpu max -smp "$smp")
+	fi
 fi
 
 rc=0
-timeout -k 10 "$timeout" qemu-system-x86_64 "${machine[@]}" -m "${MEM:-1024}" \
+timeout -k 10 "$timeout" $qemu "${machine[@]}" -m "${MEM:-1024}" \
 	-nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 fnr.job=$job ${APPEND:-}" \
-	-serial file:"$out/console.log" -serial file:"$out/results.log" \
+	-append "console=$console panic=-1 fnr.job=$job ${APPEND:-}" \
+	-serial file:"$out/console.log" "${results[@]}" \
 	-drive file="$BUILD/disks/ext4.img",format=raw,if=virtio,snapshot=on \
 	-drive file="$BUILD/disks/xfs.img",format=raw,if=virtio,snapshot=on \
 	>"$out/qemu.log" 2>&1 || rc=$?
