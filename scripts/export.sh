@@ -30,7 +30,9 @@ prefix=$(awk '/^PREFIX=/ { print substr($0, 8); exit }' "$cover")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git -C "$dir" format-patch -q --zero-commit --no-signature --cover-letter \
+# --abbrev: the index lines' hash length must not follow the size of the
+# repository (git's automatic abbreviation), or every export rewrites them.
+git -C "$dir" format-patch -q --zero-commit --no-signature --cover-letter --abbrev=9 \
 	--base=base --subject-prefix="${prefix:-PATCH}" -o "$tmp" base..HEAD
 
 # Fill the cover letter from the text file, and date it like the last patch.
