@@ -15,7 +15,7 @@ export SERIES DEBUG
 ALL_SERIES := . backports/6.12
 SERIES_TO_CHECK := $(if $(filter file,$(origin SERIES)),$(ALL_SERIES),$(or $(SERIES),.))
 
-.PHONY: all check check-one check-debug check-also check-b4 mbox check-series check-matrix check-arm64 check-compilers htmldocs bench deps base apply quilt-check export sync-selftests clean help
+.PHONY: all check check-one check-debug check-also check-b4 mbox check-series check-matrix check-arm64 check-compilers htmldocs bench profile deps base apply quilt-check export sync-selftests clean help
 
 all: help
 
@@ -38,6 +38,8 @@ help:
 	@echo "make mbox         the series as one threaded mbox, build/NAME/series.mbox"
 	@echo "make bench        base vs patched read benchmark, will-it-scale pread1/2"
 	@echo "                  (build/NAME/bench/)"
+	@echo "make profile      instructions per read by kernel function, base vs"
+	@echo "                  patched, under icount (perf in the guest)"
 	@echo "make apply        base tree + series in build/NAME/linux (for development)"
 	@echo "make export       build/NAME/linux commits back into SERIES/patches/ and"
 	@echo "                  SERIES/series"
@@ -102,6 +104,9 @@ htmldocs: base
 bench: base
 	@DEPS_EXTRA=/usr/include/hwloc.h:libhwloc-dev scripts/deps.sh
 	@scripts/bench.sh
+
+profile: base
+	@scripts/profile.sh
 
 apply: base
 	@scripts/apply.sh

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # build-kernel.sh SRC OBJ FLAVOR: configure (tinyconfig + fragments) and
 # build a guest bzImage out of tree. FLAVOR 'bench' is tinyconfig +
-# scripts/guest.config, the same for the base and the patched kernel;
+# scripts/guest.config + scripts/bench.config, the same for the base and
+# the patched kernel (make bench, make profile);
 # 'check' adds the selftests' config (CONFIG_DEBUG_VM for the control
 # switch), and with DEBUG=1 scripts/debug.config; 'flagroom' and 'i386'
 # are check plus scripts/flagroom.config (every option that takes
@@ -25,7 +26,7 @@ frags=("$(config_fragment guest.config)")
 image=arch/x86/boot/bzImage
 cross=
 case "$3" in
-bench) ;;
+bench) frags+=("$(config_fragment bench.config)") ;;
 check)
 	frags+=("$TOP/tools/testing/selftests/filemap-noref/config")
 	if [ "${DEBUG:-0}" = 1 ]; then
