@@ -6,7 +6,9 @@
 # Ends with "N passed, N failed, N skipped"; exits non-zero on any failure,
 # a kernel splat or a hung guest. A second boot runs the control runs
 # (freed memory read on purpose; they pass when they find it). Two boots
-# with 512 MiB find the OOM edge of the base and of the patched kernel.
+# with 512 MiB find the OOM edge of the base and of the patched kernel. A
+# boot with movable memory blocks (movablecore=) runs the memory offlining
+# race.
 # DEBUG=1 uses the debug kernel config and has neither control nor OOM
 # boots. SERIES picks the series (default: the mainline); the closing line
 # names its kernel, "check mainline (7.3-rc7): ...", and goes to the file
@@ -29,6 +31,10 @@ elif [ "$(base_field CHECK_OOM)" = no ] && [ "${OOM:-0}" != 1 ]; then
 	oom_check=0
 	info "$SERIES: no OOM edge comparison (CHECK_OOM=no in its BASE; OOM=1 runs it)"
 fi
+# ZONE_MOVABLE for the offline evictor: the top three 128 MiB blocks of a
+# 4 GiB guest. Below 4 GiB the top block has a hole (QEMU's ACPI tables)
+# and cannot go offline, and fresh page cache is taken from the top.
+MOVABLECORE=384M HOTMEM_MIB=4096
 src=$BUILD/patched/src
 obj=$BUILD/patched/obj-check$suffix
 out=$BUILD/check$suffix
@@ -62,6 +68,18 @@ APPEND="$append cma=64M" "$TOP/scripts/run-guest.sh" "$obj/arch/x86/boot/bzImage
 	"$BUILD/initramfs.cpio.gz" check "$out" || guest_ok=0
 touch "$out/results.log"
 awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/results.log"
+
+# Memory offlining needs ZONE_MOVABLE blocks (movablecore=), which change
+# where the kernel and every other test allocate: a boot of its own, with
+# the same checks as the first (no splat).
+hotmem_ok=1
+mkdir -p "$out/hotmem"
+info "guest: memory offlining race, movablecore=$MOVABLECORE (console: $out/hotmem/console.log)"
+OFFLINE_OK=1 MEM=$HOTMEM_MIB APPEND="$append movablecore=$MOVABLECORE" "$TOP/scripts/run-guest.sh" \
+	"$obj/arch/x86/boot/bzImage" "$BUILD/initramfs.cpio.gz" hotmem \
+	"$out/hotmem" || hotmem_ok=0
+touch "$out/hotmem/results.log"
+awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/hotmem/results.log"
 
 # The control runs read freed memory on purpose: a boot of their own, where
 # kernel reports are expected. Not on the debug kernel, where KASAN and
@@ -110,9 +128,15 @@ read -r op of2 os2 < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/oom/results.t
 of=$((of + of2)) os=$((os + os2))
 read -r gp gf gs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/results.log")
 read -r cp cf cs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/control/results.log")
-pass=$((hp + gp + cp + op)) fail=$((hf + gf + cf + of)) skip=$((hs + gs + cs + os))
+read -r mp mf ms < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/hotmem/results.log")
+pass=$((hp + gp + cp + op + mp)) fail=$((hf + gf + cf + of + mf))
+skip=$((hs + gs + cs + os + ms))
 if [ $host_ok = 0 ]; then
 	echo "FAILED: run_tests on the host (see $out/host.log)" >&2
+	fail=$((fail + 1))
+fi
+if [ $hotmem_ok = 0 ]; then
+	echo "FAILED: the memory offlining boot (timeout, unclean end or kernel splat, see above)" >&2
 	fail=$((fail + 1))
 fi
 if [ $control_ok = 0 ]; then

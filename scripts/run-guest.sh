@@ -69,6 +69,7 @@ timeout -k 10 "$timeout" $qemu "${machine[@]}" -m "${MEM:-1024}" \
 	-serial file:"$out/console.log" "${results[@]}" \
 	-drive file="$BUILD/disks/ext4.img",format=raw,if=virtio,snapshot=on \
 	-drive file="$BUILD/disks/xfs.img",format=raw,if=virtio,snapshot=on \
+	-drive file="$BUILD/disks/swap.img",format=raw,if=virtio,snapshot=on \
 	>"$out/qemu.log" 2>&1 || rc=$?
 # The guest's serial line turns each newline into CR LF (the tty's ONLCR):
 # the job's output is read line by line, so leave plain lines.

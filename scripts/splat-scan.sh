@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # splat-scan.sh CONSOLE_LOG: fail, showing each report with some context,
 # if the kernel console has an oops, BUG, WARNING, KASAN, lockdep, RCU or
-# bad-page report (OOM_OK=1: OOM-kill reports are expected).
+# bad-page report (OOM_OK=1: OOM-kill reports are expected; OFFLINE_OK=1,
+# not with OOM_OK: memory offlining's dumps of pages it retries are).
 set -euo pipefail
 
 if [ $# -ne 1 ] || [ ! -r "$1" ]; then
@@ -26,6 +27,26 @@ if [ "${OOM_OK:-0}" = 1 ]; then
 		/[Oo]ut of memory: Killed process/ { skip = 0 }
 		skip == 1 && /page allocation failure:/ { alloc = 1 }
 		alloc && /<\/TASK>/ { skip = 0; alloc = 0 }' "$1" >"$log"
+fi
+if [ "${OFFLINE_OK:-0}" = 1 ]; then
+	log2=$(mktemp)
+	trap 'rm -f "$log2"' EXIT
+	# Memory offlining retries pages that are busy for a moment (a THP
+	# being faulted in) and refuses blocks with unmovable pages:
+	# CONFIG_DEBUG_VM kernels dump each such page (do_migrate_range(),
+	# has_unmovable_pages()). Those dumps go; any other page dump stays.
+	awk '/failed to isolate pfn|migrating pfn [0-9a-f]+ failed/ { next }
+		/^page: refcount/ { buf = $0; inpage = 1; next }
+		inpage && /page dumped because:/ {
+			if ($0 !~ /because: (isolation failed|migration failure|unmovable page)/)
+				print buf "\n" $0
+			inpage = 0
+			next
+		}
+		inpage { buf = buf "\n" $0; next }
+		{ print }
+		END { if (inpage) print buf }' "$log" >"$log2"
+	log=$log2
 fi
 if grep -qE "$pat" "$log"; then
 	echo "error: kernel splat in $1:" >&2

@@ -12,6 +12,20 @@
  * current during the read.  Zeros (the guest boots with init_on_free=1) or
  * a hog stamp mean that the reader copied a freed page.
  *
+ * The pageout evictor reclaims a random range through MADV_PAGEOUT: the
+ * folios of ext4 and xfs are freed by reclaim at once, tmpfs folios are
+ * swapped out (a swap device must be active) and freed by the next
+ * reclaim after their writeback, which the evictor asks for at the cgroup
+ * root (memory.reclaim); readers swap them back in.  The offline evictor
+ * takes movable memory blocks offline and back online (boot with
+ * movablecore=), which migrates the folios in them and frees the old
+ * ones; it offlines the block that holds most pages of a test file
+ * (pagemap) and reports how often one did.  The hotplug variant runs the
+ * mixed evictors while a thread takes a CPU offline and back online, and
+ * checks that the pending count still drains to 0.  Pageout and offline
+ * have no control run yet: with defer_free 0 neither has found a bad
+ * read (see the Documentation's open issues).
+ *
  * The control_* variants turn the RCU deferral off through debugfs
  * (CONFIG_DEBUG_VM kernels only) and pass only if that bug is caught.  They
  * skip where the race cannot happen: fadvise and drop_caches do not evict
@@ -19,7 +33,8 @@
  * IOLOCK across reads, truncate and hole punch.  They read freed memory on
  * purpose, so make check gives them a boot of their own.
  *
- * Environment: FNR_DIR, FNR_SECONDS (default 4), FNR_CONTROL_SECONDS
+ * Environment: FNR_DIR, FNR_SECONDS (default 4; offline runs 3 times as
+ * long, an offline takes a while), FNR_CONTROL_SECONDS
  * (default 30), FNR_READERS (default 2), FNR_SKIP_CONTROL=1 (skip the
  * control_* variants, e.g. on KASAN kernels that report the injected
  * use-after-free themselves).
@@ -27,6 +42,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -42,7 +59,7 @@
 #include <linux/magic.h>
 
 #include "../kselftest_harness.h"
-#include "fnr_common.h"
+#include "fnr_hotplug.h"
 
 #define PG		FNR_PAGE
 #define NFILES		4
@@ -53,6 +70,15 @@
 #define HOT_PAGES	6		/* what control runs read, per file */
 #define HOG_ID		0xffffU		/* no test file has this id */
 #define HOG_MAX		(256UL << 20)
+#define MAX_BLOCKS	16
+#define MEM_SYS		"/sys/devices/system/memory"
+#define RECLAIM		"/sys/fs/cgroup/memory.reclaim"
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT	21
+#endif
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 #ifndef DEFER_FREE
 #define DEFER_FREE	"/sys/kernel/debug/filemap_noref/defer_free"
 #endif
@@ -63,10 +89,14 @@
 #define MARK_BITS	(0x7ULL << 9)
 #define CELL_BITS	0x1ffULL
 
-enum evictor { EV_FADVISE, EV_TRUNCATE, EV_PUNCH, EV_DROP, EV_NR, EV_ALL };
+/* EV_ALL mixes the evictors before EV_MIXED. */
+enum evictor {
+	EV_FADVISE, EV_TRUNCATE, EV_PUNCH, EV_DROP, EV_MIXED,
+	EV_PAGEOUT = EV_MIXED, EV_OFFLINE, EV_NR, EV_ALL
+};
 
 static const char * const ev_name[EV_NR] = {
-	"fadvise", "truncate", "punch", "drop_caches",
+	"fadvise", "truncate", "punch", "drop_caches", "pageout", "offline",
 };
 
 enum verdict {
@@ -93,11 +123,14 @@ struct er_file {
 	uint32_t gen;			/* newest generation being written */
 	uint32_t done[NPAGES];		/* newest generation fully written */
 	uint32_t hole_seq[NPAGES];	/* odd while it may read as a hole */
+	char *map;			/* shared mapping for pageout */
 };
 
 struct er_state {
 	struct er_file f[NFILES];
 	bool defer_off;			/* defer_free is 0, restore it */
+	char offline[PATH_MAX];		/* memory block offline now, or "" */
+	struct fnr_hotplug hp;
 };
 
 struct race {
@@ -105,7 +138,16 @@ struct race {
 	enum evictor kind;
 	unsigned int kinds;		/* evictors usable by EV_ALL */
 	bool tmpfs;			/* truncated pages read as holes */
-	int drop_fd;
+	int drop_fd, reclaim_fd;
+	struct er_state *st;
+	int nblocks;
+	char block[MAX_BLOCKS][PATH_MAX];	/* movable memory blocks */
+	unsigned long block_nr[MAX_BLOCKS];	/* their numbers */
+	unsigned long block_pages;		/* pages per block */
+	int pagemap_fd;
+	unsigned long offline_busy, offline_hits, offline_hit_pages;
+	long pending_peak;		/* pageout, offline: pages pending */
+	long swap_out, swap_in;		/* pageout: pswpout, pswpin */
 	uint64_t span;			/* readers read pages [0, span) */
 	size_t hog_bytes;
 	pthread_barrier_t start;
@@ -215,8 +257,104 @@ static int evict_punch(struct er_file *f, uint64_t *rng)
 	return rewrite(f, first, n, gen, true);
 }
 
+/*
+ * Page out a random range of the read span.  MADV_PAGEOUT only sees
+ * mapped pages: map them first (on tmpfs that swaps them back in).
+ * Reclaim frees clean ext4 and xfs folios at once; tmpfs folios go to the
+ * swap cache, and their free after writeback waits for the next reclaim,
+ * asked for at the cgroup root.  The data keeps its generation.
+ */
+static int evict_pageout(struct race *r, struct er_file *f, uint64_t *rng)
+{
+	uint64_t first = fnr_rnd(rng) % r->span;
+	uint64_t left = r->span - first;
+	uint64_t n = 1 + fnr_rnd(rng) % (left < 16 ? left : 16);
+
+	if (madvise(f->map + first * PG, n * PG, MADV_POPULATE_READ) ||
+	    madvise(f->map + first * PG, n * PG, MADV_PAGEOUT))
+		return -1;
+	if (r->reclaim_fd >= 0 && pwrite(r->reclaim_fd, "256K\n", 5, 0) < 0 &&
+	    errno != EAGAIN)
+		return -1;
+	return 0;
+}
+
+/* Write @state ("offline", "online_movable") to memory block @dir. */
+static int block_state(const char *dir, const char *state)
+{
+	char path[PATH_MAX + 8];
+
+	snprintf(path, sizeof(path), "%s/state", dir);
+	return fnr_write_str(path, state);
+}
+
+/*
+ * How many pages of @f lie in each of the blocks; -1 if pagemap does not
+ * say (no CAP_SYS_ADMIN: no page frame numbers).  The pages are mapped
+ * (through f->map) for pagemap to see them.
+ */
+static int pages_in_blocks(struct race *r, struct er_file *f,
+			   unsigned long *in)
+{
+	uint64_t e[NPAGES], pfn;
+	uint64_t p;
+	int b;
+
+	if (madvise(f->map, FSIZE, MADV_POPULATE_READ) ||
+	    pread(r->pagemap_fd, e, sizeof(e),
+		  (uintptr_t)f->map / PG * 8) != sizeof(e))
+		return -1;
+	memset(in, 0, MAX_BLOCKS * sizeof(*in));
+	for (p = 0; p < NPAGES; p++) {
+		pfn = e[p] & ((1ULL << 55) - 1);
+		if (!(e[p] >> 63) || !pfn)
+			return -1;
+		for (b = 0; b < r->nblocks; b++)
+			if (pfn / r->block_pages == r->block_nr[b])
+				in[b]++;
+	}
+	return 0;
+}
+
+/*
+ * Take a movable memory block offline (its folios migrate, the old ones
+ * are freed) and bring it back: the one that holds most pages of file
+ * @f, or the next one.  Offlining may give up with EBUSY (a page that
+ * did not migrate in time): count it and go on.
+ */
+static int evict_offline(struct race *r, struct er_file *f, unsigned long n)
+{
+	unsigned long in[MAX_BLOCKS];
+	int i = n % r->nblocks, b;
+	const char *blk;
+
+	if (!pages_in_blocks(r, f, in)) {
+		for (b = 0; b < r->nblocks; b++)
+			if (in[b] > in[i])
+				i = b;
+		if (in[i]) {
+			r->offline_hits++;
+			r->offline_hit_pages += in[i];
+		}
+	}
+	blk = r->block[i];
+
+	strcpy(r->st->offline, blk);
+	if (block_state(blk, "offline")) {
+		r->st->offline[0] = 0;
+		if (errno != EBUSY && errno != EAGAIN)
+			return -1;
+		r->offline_busy++;
+		return 0;
+	}
+	if (block_state(blk, "online_movable"))
+		return -1;
+	r->st->offline[0] = 0;
+	return 0;
+}
+
 static int evict_one(struct race *r, enum evictor kind, struct er_file *f,
-		     uint64_t *rng)
+		     uint64_t *rng, unsigned long n)
 {
 	switch (kind) {
 	case EV_FADVISE:
@@ -225,6 +363,10 @@ static int evict_one(struct race *r, enum evictor kind, struct er_file *f,
 		return evict_truncate(r, f);
 	case EV_PUNCH:
 		return evict_punch(f, rng);
+	case EV_PAGEOUT:
+		return evict_pageout(r, f, rng);
+	case EV_OFFLINE:
+		return evict_offline(r, f, n);
 	default:
 		if (pwrite(r->drop_fd, "1\n", 2, 0) == 2)
 			return 0;
@@ -237,18 +379,24 @@ static void *evictor_fn(void *arg)
 	struct race *r = arg;
 	uint64_t rng = 0x9e3779b97f4a7c15ULL ^ getpid();
 	enum evictor kind = r->kind;
+	long pending = 0;
 	unsigned long n;
 
 	pthread_barrier_wait(&r->start);
 	for (n = 0; !fnr_stopped(&r->ctl); n++) {
 		if (r->kind == EV_ALL)
 			do
-				kind = fnr_rnd(&rng) % EV_NR;
+				kind = fnr_rnd(&rng) % EV_MIXED;
 			while (!(r->kinds & (1U << kind)));
-		if (evict_one(r, kind, &r->f[n % NFILES], &rng)) {
+		if (evict_one(r, kind, &r->f[n % NFILES], &rng, n)) {
 			fnr_fail(&r->ctl, ev_name[kind], errno);
 			break;
 		}
+		/* Proof that flagged folios were freed through the deferral. */
+		if (kind >= EV_PAGEOUT && (kind == EV_OFFLINE || !(n % 8)))
+			pending = fnr_vmstat(FNR_PENDING);
+		if (pending > r->pending_peak)
+			r->pending_peak = pending;
 	}
 	r->evictions = n;
 	return NULL;
@@ -545,14 +693,141 @@ static size_t hog_size(void)
 	return kb << 10 > HOG_MAX ? HOG_MAX : (kb << 10) & ~(PG - 1);
 }
 
+/* Does /proc/swaps list an active swap area? */
+static bool swap_active(void)
+{
+	FILE *fp = fopen("/proc/swaps", "r");
+	char line[256];
+	int n = 0;
+
+	while (fp && fgets(line, sizeof(line), fp))
+		n++;
+	if (fp)
+		fclose(fp);
+	return n > 1;
+}
+
+/* Map the files (for pageout and pagemap); true. */
+static bool map_files(struct __test_metadata *_metadata, struct race *r)
+{
+	struct er_file *f;
+	int i;
+
+	for (i = 0; i < NFILES; i++) {
+		f = &r->f[i];
+		f->map = mmap(NULL, FSIZE, PROT_READ, MAP_SHARED, f->fd, 0);
+		ASSERT_NE(MAP_FAILED, f->map) TH_LOG("mmap: %s", strerror(errno));
+	}
+	return true;
+}
+
+/* Map the files for pageout; false if the test was skipped. */
+static bool pageout_setup(struct __test_metadata *_metadata, struct race *r)
+{
+	struct er_file *f = &r->f[0];
+
+	if (r->tmpfs && !swap_active())
+		SKIP(return false, "tmpfs is paged out to swap only, and no swap is active");
+	map_files(_metadata, r);
+	if (madvise(f->map, PG, MADV_POPULATE_READ) && errno == EINVAL)
+		SKIP(return false, "no MADV_POPULATE_READ (Linux 5.14, CONFIG_ADVISE_SYSCALLS)");
+	if (madvise(f->map, PG, MADV_PAGEOUT) && errno == EINVAL)
+		SKIP(return false, "no MADV_PAGEOUT (Linux 5.4, CONFIG_ADVISE_SYSCALLS)");
+	r->reclaim_fd = r->tmpfs ? open(RECLAIM, O_WRONLY) : -1;
+	if (r->tmpfs && r->reclaim_fd < 0)
+		TH_LOG("no %s (%s): swapped-out folios wait for reclaim to free them",
+		       RECLAIM, strerror(errno));
+	return true;
+}
+
+/* Read a sysfs file into @buf without its newline; 0 on success. */
+static int read_str(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* The contents of @path (read_str()), or "" if it cannot be read. */
+static const char *read_str_or(const char *path, char *buf, size_t len)
+{
+	if (read_str(path, buf, len))
+		buf[0] = 0;
+	return buf;
+}
+
+/*
+ * Find the online memory blocks of ZONE_MOVABLE that can go offline and
+ * come back (a block with CMA pageblocks cannot); false if skipped.
+ */
+static bool offline_setup(struct __test_metadata *_metadata, struct race *r)
+{
+	char path[PATH_MAX + 16], dir[PATH_MAX], zone[64];
+	DIR *d = opendir(MEM_SYS);
+	struct dirent *e;
+	int tried = 0;
+
+	if (!d)
+		SKIP(return false, "%s: %s (needs CONFIG_MEMORY_HOTREMOVE)",
+		     MEM_SYS, strerror(errno));
+	while ((e = readdir(d)) && r->nblocks < MAX_BLOCKS) {
+		if (strncmp(e->d_name, "memory", 6) || !isdigit(e->d_name[6]))
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", MEM_SYS, e->d_name);
+		snprintf(path, sizeof(path), "%s/valid_zones", dir);
+		if (read_str(path, zone, sizeof(zone)) || strcmp(zone, "Movable"))
+			continue;
+		tried++;
+		strcpy(r->st->offline, dir);
+		if (block_state(dir, "offline")) {
+			r->st->offline[0] = 0;
+			TH_LOG("%s does not go offline: %s", dir, strerror(errno));
+			continue;
+		}
+		ASSERT_EQ(0, block_state(dir, "online_movable"))
+			TH_LOG("%s does not come back online: %s", dir,
+			       strerror(errno));
+		r->st->offline[0] = 0;
+		r->block_nr[r->nblocks] = strtoul(e->d_name + 6, NULL, 10);
+		strcpy(r->block[r->nblocks++], dir);
+	}
+	closedir(d);
+	if (!r->nblocks)
+		SKIP(return false,
+		     "no movable memory block goes offline (%d tried; boot with movablecore=)",
+		     tried);
+	TH_LOG("%d movable memory blocks go offline and back", r->nblocks);
+	read_str_or(MEM_SYS "/block_size_bytes", zone, sizeof(zone));
+	r->block_pages = strtoul(zone, NULL, 16) / PG;
+	ASSERT_LT(0, r->block_pages);
+	r->pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
+	ASSERT_LE(0, r->pagemap_fd);
+	return map_files(_metadata, r);
+}
+
 /* Probe the evictors @kind needs; false if the test was skipped. */
 static bool evictors_setup(struct __test_metadata *_metadata, struct race *r)
 {
 	struct er_file *f = &r->f[0];
 	int ret;
 
-	r->kinds = r->kind == EV_ALL ? (1U << EV_NR) - 1 : 1U << r->kind;
+	r->kinds = r->kind == EV_ALL ? (1U << EV_MIXED) - 1 : 1U << r->kind;
 	r->drop_fd = -1;
+	r->reclaim_fd = -1;
+	r->pagemap_fd = -1;
+	if (r->kind == EV_PAGEOUT)
+		return pageout_setup(_metadata, r);
+	if (r->kind == EV_OFFLINE)
+		return offline_setup(_metadata, r);
 	if (r->kinds & (1U << EV_PUNCH)) {
 		ret = fallocate(f->fd, FALLOC_FL_PUNCH_HOLE |
 				FALLOC_FL_KEEP_SIZE, FSIZE - PG, PG);
@@ -615,6 +890,18 @@ static void log_result(struct __test_metadata *_metadata, struct race *r,
 	       reads, bytes >> 10, r->bad);
 	TH_LOG("%lu evictions, %lu hog passes of %zu MiB",
 	       r->evictions, r->hog_passes, r->hog_bytes >> 20);
+	if (r->kind == EV_OFFLINE)
+		TH_LOG(
+	"%lu offlines, %lu refused (EBUSY); %lu took pages of a test file with them (%lu pages)",
+		       r->evictions, r->offline_busy, r->offline_hits,
+		       r->offline_hit_pages);
+	if (r->kind == EV_PAGEOUT && r->tmpfs)
+		TH_LOG("%ld pages swapped out, %ld swapped in",
+		       fnr_vmstat("pswpout") - r->swap_out,
+		       fnr_vmstat("pswpin") - r->swap_in);
+	if (r->kind >= EV_PAGEOUT && r->kind < EV_NR)
+		TH_LOG("up to %ld pages waited for a grace period",
+		       r->pending_peak);
 	for (k = 1; k < BAD_NR; k++)
 		if (r->bad_kind[k])
 			TH_LOG("%lu bad reads [%s], the first: %s",
@@ -623,7 +910,8 @@ static void log_result(struct __test_metadata *_metadata, struct race *r,
 
 /* Fill the files, race readers, evictor and hog; return the bad reads. */
 static long race_run(struct __test_metadata *_metadata, struct er_state *st,
-		     enum evictor kind, long seconds, bool control)
+		     enum evictor kind, long seconds, bool control,
+		     bool hotplug)
 {
 	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
 	struct reader *rd = calloc(nr, sizeof(*rd));
@@ -637,6 +925,7 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	ASSERT_NE(NULL, rd);
 	ASSERT_NE(NULL, r);
 	r->f = st->f;
+	r->st = st;
 	r->kind = kind;
 	/*
 	 * Control runs read a small hot set, so that most reads find flagged
@@ -652,6 +941,8 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 		return -1;
 	}
 	r->hog_bytes = hog_size();
+	r->swap_out = fnr_vmstat("pswpout");
+	r->swap_in = fnr_vmstat("pswpin");
 	ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + 3));
 	for (i = 0; i < nr; i++) {
 		rd[i].r = r;
@@ -669,11 +960,17 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	}
 	start_thread(_metadata, &ev, evictor_fn, r);
 	start_thread(_metadata, &hog, hog_fn, r);
+	if (hotplug)
+		ASSERT_EQ(0, fnr_hotplug_start(&st->hp, &r->ctl))
+			TH_LOG("pthread_create: %s", strerror(errno));
 	pthread_barrier_wait(&r->start);
 	race_wait(r, seconds, control);
 
 	ASSERT_EQ(0, pthread_join(ev, NULL));
 	ASSERT_EQ(0, pthread_join(hog, NULL));
+	if (hotplug)
+		ASSERT_EQ(0, fnr_hotplug_stop(&st->hp))
+			TH_LOG("%s back to 1: %s", st->hp.path, strerror(errno));
 	for (i = 0; i < nr; i++) {
 		ASSERT_EQ(0, pthread_join(rd[i].th, NULL));
 		reads += rd[i].reads;
@@ -684,6 +981,13 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	}
 	log_result(_metadata, r, reads, bytes);
 	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
+	for (j = 0; j < NFILES; j++)
+		if (st->f[j].map && st->f[j].map != MAP_FAILED)
+			EXPECT_EQ(0, munmap(st->f[j].map, FSIZE));
+	if (r->reclaim_fd >= 0)
+		EXPECT_EQ(0, close(r->reclaim_fd));
+	if (r->pagemap_fd >= 0)
+		EXPECT_EQ(0, close(r->pagemap_fd));
 	ASSERT_LT(0, reads);
 	if (r->drop_fd >= 0)
 		EXPECT_EQ(0, close(r->drop_fd));
@@ -728,6 +1032,7 @@ FIXTURE_VARIANT(evict)
 {
 	enum evictor kind;
 	bool control;		/* run with the RCU-deferred free off */
+	bool hotplug;		/* a CPU goes offline and back meanwhile */
 };
 
 FIXTURE_VARIANT_ADD(evict, fadvise) { .kind = EV_FADVISE };
@@ -735,6 +1040,9 @@ FIXTURE_VARIANT_ADD(evict, truncate) { .kind = EV_TRUNCATE };
 FIXTURE_VARIANT_ADD(evict, punch) { .kind = EV_PUNCH };
 FIXTURE_VARIANT_ADD(evict, drop_caches) { .kind = EV_DROP };
 FIXTURE_VARIANT_ADD(evict, all) { .kind = EV_ALL };
+FIXTURE_VARIANT_ADD(evict, pageout) { .kind = EV_PAGEOUT };
+FIXTURE_VARIANT_ADD(evict, offline) { .kind = EV_OFFLINE };
+FIXTURE_VARIANT_ADD(evict, hotplug) { .kind = EV_ALL, .hotplug = true };
 FIXTURE_VARIANT_ADD(evict, control_drop_caches) {
 	.kind = EV_DROP, .control = true
 };
@@ -755,6 +1063,10 @@ FIXTURE_SETUP(evict)
 	if (variant->control && access(DEFER_FREE, W_OK))
 		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
 		     DEFER_FREE, strerror(errno));
+	if (variant->hotplug && fnr_hotplug_pick(&self->st.hp))
+		SKIP(return, "no CPU can go offline (CONFIG_HOTPLUG_CPU, 2 CPUs)");
+	if (variant->hotplug && access("/proc/vmstat", R_OK))
+		SKIP(return, "no /proc/vmstat");
 	files_create(_metadata, &self->st);
 }
 
@@ -763,6 +1075,13 @@ FIXTURE_TEARDOWN_PARENT(evict)
 {
 	if (self->st.defer_off && fnr_write_str(DEFER_FREE, "1\n"))
 		TH_LOG("could not restore %s: %s", DEFER_FREE, strerror(errno));
+	if (self->st.offline[0] &&
+	    block_state(self->st.offline, "online_movable"))
+		TH_LOG("could not bring %s back online: %s", self->st.offline,
+		       strerror(errno));
+	if (fnr_hotplug_restore(&self->st.hp))
+		TH_LOG("could not bring %s back to 1: %s", self->st.hp.path,
+		       strerror(errno));
 	files_remove(&self->st);
 }
 
@@ -770,7 +1089,10 @@ TEST_F_TIMEOUT(evict, race, 120)
 {
 	long secs = variant->control ?
 		    fnr_env_long("FNR_CONTROL_SECONDS", 30, 1, 90) :
-		    fnr_env_long("FNR_SECONDS", 4, 1, 90);
+		    fnr_env_long("FNR_SECONDS", 4, 1, 90) *
+		    (variant->kind == EV_OFFLINE ? 3 : 1);
+	struct fnr_hotplug *hp = &self->st.hp;
+	double drained;
 	long bad;
 
 	if (variant->control) {
@@ -778,8 +1100,9 @@ TEST_F_TIMEOUT(evict, race, 120)
 			TH_LOG("write 0 to %s: %s", DEFER_FREE, strerror(errno));
 		self->st.defer_off = true;
 	}
+
 	bad = race_run(_metadata, &self->st, variant->kind, secs,
-		       variant->control);
+		       variant->control, variant->hotplug);
 	if (variant->control) {
 		ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "1\n"))
 			TH_LOG("restore %s: %s", DEFER_FREE, strerror(errno));
@@ -787,6 +1110,18 @@ TEST_F_TIMEOUT(evict, race, 120)
 	}
 	if (bad < 0)
 		return;		/* skipped */
+	if (variant->hotplug) {
+		drained = fnr_wait_drained(FNR_HP_DRAIN);
+		TH_LOG(
+	"%s: %lu times offline and back (%lu refused), up to %ld pages pending while offline; drained %.3f s after the race",
+		       hp->path, hp->cycles, hp->busy, hp->peak, drained);
+		EXPECT_EQ(0, hp->err) TH_LOG("writing %s: %s", hp->path,
+					     strerror(hp->err));
+		EXPECT_LT(0, hp->cycles) TH_LOG("the CPU never went offline");
+		EXPECT_LE(0, drained)
+			TH_LOG("%ld pages still pending %.0f s after the race",
+			       fnr_pending_exact(), FNR_HP_DRAIN);
+	}
 	if (variant->control) {
 		EXPECT_LT(0, bad)
 			TH_LOG("defer_free=0 but no bad read: %s",

@@ -51,6 +51,10 @@
  * folio, the split 20 ms before the head stops being large) and the
  * kernel's count of torn sizes it saw and refused is reported.
  *
+ * The hotplug variant races as the first one does while a thread takes a
+ * CPU offline and back online, and checks that the pending count drains
+ * to 0 after the race.
+ *
  * All skip unless FNR_DIR is a tmpfs whose files get huge folios (mounted
  * huge=always, CONFIG_TRANSPARENT_HUGEPAGE).
  *
@@ -70,7 +74,7 @@
 #include <linux/magic.h>
 
 #include "../kselftest_harness.h"
-#include "fnr_pressure.h"
+#include "fnr_hotplug.h"
 
 #define PG		FNR_PAGE
 #define MAX_READ	(128 * 1024)
@@ -470,17 +474,20 @@ FIXTURE(split)
 	struct split_race r;
 	char path[PATH_MAX];
 	bool defer_off, delays_on, copy_delay_on;
+	struct fnr_hotplug hp;
 };
 
 FIXTURE_VARIANT(split)
 {
 	bool control;		/* run with the RCU-deferred free off */
 	bool at_index;		/* four folios, split at a non-zero index */
+	bool hotplug;		/* a CPU goes offline and back meanwhile */
 };
 
 FIXTURE_VARIANT_ADD(split, deferred) { };
 FIXTURE_VARIANT_ADD(split, control) { .control = true };
 FIXTURE_VARIANT_ADD(split, nonzero_index) { .at_index = true };
+FIXTURE_VARIANT_ADD(split, hotplug) { .hotplug = true };
 
 FIXTURE_SETUP(split)
 {
@@ -501,6 +508,8 @@ FIXTURE_SETUP(split)
 	if (variant->control && access(DEFER_FREE, W_OK))
 		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
 		     DEFER_FREE, strerror(errno));
+	if (variant->hotplug && fnr_hotplug_pick(&self->hp))
+		SKIP(return, "no CPU can go offline (CONFIG_HOTPLUG_CPU, 2 CPUs)");
 	r->pmd = fnr_read_long(PMD_SIZE_PATH);
 	if ((long)r->pmd <= 0)
 		SKIP(return, "no %s: CONFIG_TRANSPARENT_HUGEPAGE off?",
@@ -556,6 +565,9 @@ FIXTURE_TEARDOWN_PARENT(split)
 				fnr_write_str(DELAY_SPLIT, "0\n")))
 		TH_LOG("could not reset the delays in %s: %s", FNR_DEBUGFS,
 		       strerror(errno));
+	if (fnr_hotplug_restore(&self->hp))
+		TH_LOG("could not bring %s back to 1: %s", self->hp.path,
+		       strerror(errno));
 	if (self->path[0])
 		unlink(self->path);
 }
@@ -585,6 +597,7 @@ TEST_F_TIMEOUT(split, race, 120)
 	struct reader *rd = calloc(nr, sizeof(*rd));
 	struct split_race *r = &self->r;
 	long splits, failed, torn = fnr_read_long(TORN_SIZES);
+	double drained;
 	pthread_t sp;
 
 	ASSERT_NE(NULL, rd);
@@ -606,9 +619,15 @@ TEST_F_TIMEOUT(split, race, 120)
 		ASSERT_EQ(0, pthread_create(&rd[i].th, NULL, reader_fn, &rd[i]));
 	}
 	ASSERT_EQ(0, pthread_create(&sp, NULL, splitter_fn, r));
+	if (variant->hotplug)
+		ASSERT_EQ(0, fnr_hotplug_start(&self->hp, &r->ctl))
+			TH_LOG("pthread_create: %s", strerror(errno));
 	pthread_barrier_wait(&r->start);
 	race_wait(r, secs, variant->control);
 	ASSERT_EQ(0, pthread_join(sp, NULL));
+	if (variant->hotplug)
+		ASSERT_EQ(0, fnr_hotplug_stop(&self->hp))
+			TH_LOG("%s back to 1: %s", self->hp.path, strerror(errno));
 	for (i = 0; i < nr; i++) {
 		ASSERT_EQ(0, pthread_join(rd[i].th, NULL));
 		r->reads += rd[i].reads;
@@ -644,6 +663,20 @@ TEST_F_TIMEOUT(split, race, 120)
 	ASSERT_LT(0, r->reads);
 	/* Without splits there was no race to lose. */
 	ASSERT_LT(0, splits) TH_LOG("no huge folio was split");
+	if (variant->hotplug) {
+		drained = fnr_wait_drained(FNR_HP_DRAIN);
+		TH_LOG(
+	"%s: %lu times offline and back (%lu refused), up to %ld pages pending while offline; drained %.3f s after the race",
+		       self->hp.path, self->hp.cycles, self->hp.busy,
+		       self->hp.peak, drained);
+		EXPECT_EQ(0, self->hp.err)
+			TH_LOG("writing %s: %s", self->hp.path,
+			       strerror(self->hp.err));
+		EXPECT_LT(0, self->hp.cycles) TH_LOG("the CPU never went offline");
+		EXPECT_LE(0, drained)
+			TH_LOG("%ld pages still pending %.0f s after the race",
+			       fnr_pending_exact(), FNR_HP_DRAIN);
+	}
 	if (variant->control) {
 		EXPECT_LT(0, r->bad)
 			TH_LOG("defer_free=0 but no bad read: %s",
