@@ -90,7 +90,7 @@ check-matrix: base
 	@scripts/check-matrix.sh
 
 check-arm64: base
-	@DEPS_EXTRA="aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu qemu-system-aarch64:qemu-system-arm" scripts/deps.sh
+	@DEPS_EXTRA="aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu qemu-system-aarch64:qemu-system-arm /usr/aarch64-linux-gnu/lib/libc.a:libc6-dev-arm64-cross" scripts/deps.sh
 	@scripts/check-arm64.sh
 
 check-compilers: base

@@ -21,6 +21,9 @@ i386)
 	;;
 arm64)
 	need_cmd aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
+	# Only recommended by gcc-aarch64-linux-gnu.
+	[ -f /usr/aarch64-linux-gnu/lib/libc.a ] ||
+		die "no arm64 libc: install the Debian package 'libc6-dev-arm64-cross'"
 	cc=(aarch64-linux-gnu-gcc)
 	;;
 *) die "unknown architecture '$arch' (i386 or arm64)" ;;
