@@ -757,14 +757,6 @@ static int read_str(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-/* The contents of @path (read_str()), or "" if it cannot be read. */
-static const char *read_str_or(const char *path, char *buf, size_t len)
-{
-	if (read_str(path, buf, len))
-		buf[0] = 0;
-	return buf;
-}
-
 /*
  * Find the online memory blocks of ZONE_MOVABLE that can go offline and
  * come back (a block with CMA pageblocks cannot); false if skipped.
@@ -806,7 +798,7 @@ static bool offline_setup(struct __test_metadata *_metadata, struct race *r)
 		     "no movable memory block goes offline (%d tried; boot with movablecore=)",
 		     tried);
 	TH_LOG("%d movable memory blocks go offline and back", r->nblocks);
-	read_str_or(MEM_SYS "/block_size_bytes", zone, sizeof(zone));
+	ASSERT_EQ(0, read_str(MEM_SYS "/block_size_bytes", zone, sizeof(zone)));
 	r->block_pages = strtoul(zone, NULL, 16) / PG;
 	ASSERT_LT(0, r->block_pages);
 	r->pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
@@ -1091,8 +1083,6 @@ TEST_F_TIMEOUT(evict, race, 120)
 		    fnr_env_long("FNR_CONTROL_SECONDS", 30, 1, 90) :
 		    fnr_env_long("FNR_SECONDS", 4, 1, 90) *
 		    (variant->kind == EV_OFFLINE ? 3 : 1);
-	struct fnr_hotplug *hp = &self->st.hp;
-	double drained;
 	long bad;
 
 	if (variant->control) {
@@ -1110,18 +1100,8 @@ TEST_F_TIMEOUT(evict, race, 120)
 	}
 	if (bad < 0)
 		return;		/* skipped */
-	if (variant->hotplug) {
-		drained = fnr_wait_drained(FNR_HP_DRAIN);
-		TH_LOG(
-	"%s: %lu times offline and back (%lu refused), up to %ld pages pending while offline; drained %.3f s after the race",
-		       hp->path, hp->cycles, hp->busy, hp->peak, drained);
-		EXPECT_EQ(0, hp->err) TH_LOG("writing %s: %s", hp->path,
-					     strerror(hp->err));
-		EXPECT_LT(0, hp->cycles) TH_LOG("the CPU never went offline");
-		EXPECT_LE(0, drained)
-			TH_LOG("%ld pages still pending %.0f s after the race",
-			       fnr_pending_exact(), FNR_HP_DRAIN);
-	}
+	if (variant->hotplug)
+		fnr_hotplug_check(_metadata, &self->st.hp);
 	if (variant->control) {
 		EXPECT_LT(0, bad)
 			TH_LOG("defer_free=0 but no bad read: %s",

@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 
+#include "../kselftest_harness.h"
 #include "fnr_pressure.h"
 
 #define FNR_CPU_SYS	"/sys/devices/system/cpu"
@@ -91,6 +92,22 @@ static inline int fnr_hotplug_stop(struct fnr_hotplug *h)
 		return -1;
 	h->offline = false;
 	return 0;
+}
+
+/* After the race: report the cycles, and check the pending count drains. */
+static inline void fnr_hotplug_check(struct __test_metadata *_metadata,
+				     struct fnr_hotplug *h)
+{
+	double drained = fnr_wait_drained(FNR_HP_DRAIN);
+
+	TH_LOG(
+	"%s: %lu times offline and back (%lu refused), up to %ld pages pending while offline; drained %.3f s after the race",
+	       h->path, h->cycles, h->busy, h->peak, drained);
+	EXPECT_EQ(0, h->err) TH_LOG("writing %s: %s", h->path, strerror(h->err));
+	EXPECT_LT(0, h->cycles) TH_LOG("the CPU never went offline");
+	EXPECT_LE(0, drained)
+		TH_LOG("%ld pages still pending %.0f s after the race",
+		       fnr_pending_exact(), FNR_HP_DRAIN);
 }
 
 /* For teardown: the CPU online again whatever happened; 0 on success. */

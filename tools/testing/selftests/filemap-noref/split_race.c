@@ -597,7 +597,6 @@ TEST_F_TIMEOUT(split, race, 120)
 	struct reader *rd = calloc(nr, sizeof(*rd));
 	struct split_race *r = &self->r;
 	long splits, failed, torn = fnr_read_long(TORN_SIZES);
-	double drained;
 	pthread_t sp;
 
 	ASSERT_NE(NULL, rd);
@@ -663,20 +662,8 @@ TEST_F_TIMEOUT(split, race, 120)
 	ASSERT_LT(0, r->reads);
 	/* Without splits there was no race to lose. */
 	ASSERT_LT(0, splits) TH_LOG("no huge folio was split");
-	if (variant->hotplug) {
-		drained = fnr_wait_drained(FNR_HP_DRAIN);
-		TH_LOG(
-	"%s: %lu times offline and back (%lu refused), up to %ld pages pending while offline; drained %.3f s after the race",
-		       self->hp.path, self->hp.cycles, self->hp.busy,
-		       self->hp.peak, drained);
-		EXPECT_EQ(0, self->hp.err)
-			TH_LOG("writing %s: %s", self->hp.path,
-			       strerror(self->hp.err));
-		EXPECT_LT(0, self->hp.cycles) TH_LOG("the CPU never went offline");
-		EXPECT_LE(0, drained)
-			TH_LOG("%ld pages still pending %.0f s after the race",
-			       fnr_pending_exact(), FNR_HP_DRAIN);
-	}
+	if (variant->hotplug)
+		fnr_hotplug_check(_metadata, &self->hp);
 	if (variant->control) {
 		EXPECT_LT(0, r->bad)
 			TH_LOG("defer_free=0 but no bad read: %s",
