@@ -32,8 +32,9 @@ elif [ "$(base_field CHECK_OOM)" = no ] && [ "${OOM:-0}" != 1 ]; then
 	info "$SERIES: no OOM edge comparison (CHECK_OOM=no in its BASE; OOM=1 runs it)"
 fi
 # ZONE_MOVABLE for the offline evictor: the top three 128 MiB blocks of a
-# 4 GiB guest. Below 4 GiB the top block has a hole (QEMU's ACPI tables)
-# and cannot go offline, and fresh page cache is taken from the top.
+# 4 GiB guest. In a 1 GiB guest the top block has a hole (EINVAL); in
+# this one it is busy (EBUSY), so two blocks go offline, and the test
+# files' page cache, taken from the top block, has not been in them.
 MOVABLECORE=384M HOTMEM_MIB=4096
 src=$BUILD/patched/src
 obj=$BUILD/patched/obj-check$suffix
