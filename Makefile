@@ -15,7 +15,7 @@ export SERIES DEBUG
 ALL_SERIES := . backports/6.12
 SERIES_TO_CHECK := $(if $(filter file,$(origin SERIES)),$(ALL_SERIES),$(or $(SERIES),.))
 
-.PHONY: all check check-one check-debug check-also check-b4 mbox check-series check-matrix check-arm64 check-compilers htmldocs bench profile deps base apply quilt-check export sync-selftests clean help
+.PHONY: all check check-one check-debug check-also check-b4 mbox check-series check-matrix check-arm64 check-compilers check-kcsan htmldocs bench profile xfstests deps base apply quilt-check export sync-selftests clean help
 
 all: help
 
@@ -40,6 +40,9 @@ help:
 	@echo "                  (build/NAME/bench/)"
 	@echo "make profile      instructions per read by kernel function, base vs"
 	@echo "                  patched, under icount (perf in the guest)"
+	@echo "make xfstests     xfstests (generic tests on ext4 and xfs) on the base"
+	@echo "                  and the patched kernel; XFSTESTS='-g quick' for the"
+	@echo "                  quick group, XFSTESTS_SRC= for your own checkout"
 	@echo "make apply        base tree + series in build/NAME/linux (for development)"
 	@echo "make export       build/NAME/linux commits back into SERIES/patches/ and"
 	@echo "                  SERIES/series"
@@ -52,6 +55,8 @@ help:
 	@echo "make check-arm64  cross-build for arm64 (MTE), boot QEMU virt, run the"
 	@echo "                  selftests there"
 	@echo "make check-compilers  clang build; W=1 and sparse against the base"
+	@echo "make check-kcsan  the race selftests on a KCSAN kernel (gcc): no data-race"
+	@echo "                  report in the series' code"
 	@echo "make htmldocs     Sphinx build of the touched docs against the base"
 
 deps:
@@ -97,6 +102,9 @@ check-compilers: base
 	@DEPS_EXTRA="clang:clang sparse:sparse" scripts/deps.sh
 	@scripts/check-compilers.sh
 
+check-kcsan: base
+	@scripts/check-kcsan.sh
+
 htmldocs: base
 	@DEPS_EXTRA=sphinx-build:python3-sphinx scripts/deps.sh
 	@scripts/htmldocs.sh
@@ -107,6 +115,10 @@ bench: base
 
 profile: base
 	@scripts/profile.sh
+
+xfstests: base
+	@DEPS_EXTRA=debootstrap:debootstrap scripts/deps.sh
+	@scripts/xfstests.sh
 
 apply: base
 	@scripts/apply.sh

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mkinitramfs.sh OUT PROGDIR [HOSTPROG...]: a gzip'ed cpio with static busybox, the guest
-# init and jobs, the selftests (PROGDIR/tests) and benchmarks (PROGDIR/bench),
+# init and jobs (and the xfstests job's runner), the selftests (PROGDIR/tests) and benchmarks (PROGDIR/bench),
 # their kselftest tarball (PROGDIR/kselftest.tar.gz), and the host's
 # coreutils timeout with the libraries it needs: kselftest's runner.sh
 # calls /usr/bin/timeout --foreground, which busybox's timeout lacks.
@@ -28,6 +28,7 @@ mkdir -p "$root"/{bin,fnr/tests,fnr/bench,fnr/jobs}
 cp $bb "$root/bin/busybox"
 cp "$TOP/scripts/guest/init" "$root/init"
 cp "$TOP"/scripts/guest/jobs/* "$root/fnr/jobs/"
+cp "$TOP/scripts/guest/xfstests-run" "$root/fnr/"
 cp "$progs"/tests/* "$root/fnr/tests/"
 cp "$progs"/bench/* "$root/fnr/bench/"
 cp "$progs/kselftest.tar.gz" "$root/fnr/"

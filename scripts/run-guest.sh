@@ -10,7 +10,9 @@
 # ICOUNT=1 (one vCPU, guest time counts instructions), TIMEOUT (seconds,
 # default 1800), APPEND (extra kernel command line), ACCEL (kvm or tcg,
 # default: scripts/kvm-probe.sh decides), SPLATS_OK=1 (kernel reports are
-# expected: count them, do not fail).
+# expected: count them, do not fail), EXTRA_DRIVES (more disk images, after
+# the three of scripts/mkdisks.sh: /dev/vdd, /dev/vde, ...; snapshot=on
+# too).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -61,15 +63,22 @@ else
 	fi
 fi
 
+drives=()
+for d in ext4.img xfs.img swap.img; do
+	drives+=(-drive file="$BUILD/disks/$d",format=raw,if=virtio,snapshot=on)
+done
+for d in ${EXTRA_DRIVES:-}; do
+	[ -f "$d" ] || die "EXTRA_DRIVES: no disk image $d"
+	drives+=(-drive file="$d",format=raw,if=virtio,snapshot=on)
+done
+
 rc=0
 timeout -k 10 "$timeout" $qemu "${machine[@]}" -m "${MEM:-1024}" \
 	-nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=$console panic=-1 fnr.job=$job ${tcg_append:-} ${APPEND:-}" \
 	-serial file:"$out/console.log" "${results[@]}" \
-	-drive file="$BUILD/disks/ext4.img",format=raw,if=virtio,snapshot=on \
-	-drive file="$BUILD/disks/xfs.img",format=raw,if=virtio,snapshot=on \
-	-drive file="$BUILD/disks/swap.img",format=raw,if=virtio,snapshot=on \
+	"${drives[@]}" \
 	>"$out/qemu.log" 2>&1 || rc=$?
 # The guest's serial line turns each newline into CR LF (the tty's ONLCR):
 # the job's output is read line by line, so leave plain lines.

@@ -3,7 +3,9 @@
 # splat-scan.sh CONSOLE_LOG: fail, showing each report with some context,
 # if the kernel console has an oops, BUG, WARNING, KASAN, lockdep, RCU or
 # bad-page report (OOM_OK=1: OOM-kill reports are expected; OFFLINE_OK=1,
-# not with OOM_OK: memory offlining's dumps of pages it retries are).
+# not with OOM_OK: memory offlining's dumps of pages it retries are;
+# SAN_OK=1, alone: KCSAN's and KMSAN's reports are, scripts/san-report.awk
+# reads them).
 set -euo pipefail
 
 if [ $# -ne 1 ] || [ ! -r "$1" ]; then
@@ -47,6 +49,16 @@ if [ "${OFFLINE_OK:-0}" = 1 ]; then
 		{ print }
 		END { if (inpage) print buf }' "$log" >"$log2"
 	log=$log2
+fi
+if [ "${SAN_OK:-0}" = 1 ]; then
+	log3=$(mktemp)
+	trap 'rm -f "$log3"' EXIT
+	# A KCSAN or KMSAN report runs from its "BUG: KCSAN:" line to the
+	# line of '=' that closes it.
+	awk '/BUG: K[CM]SAN: / { skip = 1; next }
+		skip && /=====/ { skip = 0; next }
+		!skip { print }' "$log" >"$log3"
+	log=$log3
 fi
 if grep -qE "$pat" "$log"; then
 	echo "error: kernel splat in $1:" >&2
