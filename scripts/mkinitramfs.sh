@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # mkinitramfs.sh OUT PROGDIR [HOSTPROG...]: a gzip'ed cpio with static busybox, the guest
-# init and jobs (and the xfstests job's runner), the selftests (PROGDIR/tests) and benchmarks (PROGDIR/bench),
+# init and jobs (and the xfstests job's runner), the selftests
+# (PROGDIR/tests) and benchmarks (PROGDIR/bench),
 # their kselftest tarball (PROGDIR/kselftest.tar.gz), and the host's
 # coreutils timeout with the libraries it needs: kselftest's runner.sh
 # calls /usr/bin/timeout --foreground, which busybox's timeout lacks.
