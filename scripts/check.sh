@@ -120,32 +120,41 @@ if [ $oom_check = 1 ]; then
 	cat "$out/oom/results.tap"
 fi
 
-read -r hp hf hs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/host.log")
+# Every failure, with what the test printed, goes to $failed too, so
+# that the closing lines can repeat them.
+failed=$out/failed.txt
+: >"$failed"
+read -r hp hf hs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/host.log" 2>>"$failed")
 # Of the OOM runs' own TAP, only failures (a worker broke) and skips count:
 # their number varies from boot to boot; the passes are the comparison's.
 read -r _ of os < <(cat "$out"/oom-*/results.log 2>/dev/null |
-	awk -f "$TOP/scripts/tap-summary.awk")
-read -r op of2 os2 < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/oom/results.tap")
+	awk -f "$TOP/scripts/tap-summary.awk" 2>>"$failed")
+read -r op of2 os2 < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/oom/results.tap" 2>>"$failed")
 of=$((of + of2)) os=$((os + os2))
-read -r gp gf gs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/results.log")
-read -r cp cf cs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/control/results.log")
-read -r mp mf ms < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/hotmem/results.log")
+read -r gp gf gs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/results.log" 2>>"$failed")
+read -r cp cf cs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/control/results.log" 2>>"$failed")
+read -r mp mf ms < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/hotmem/results.log" 2>>"$failed")
+cat "$failed" >&2
+# fail_line TEXT: report a failure that no TAP line counted.
+fail_line() {
+	echo "FAILED: $*" | tee -a "$failed" >&2
+}
 pass=$((hp + gp + cp + op + mp)) fail=$((hf + gf + cf + of + mf))
 skip=$((hs + gs + cs + os + ms))
 if [ $host_ok = 0 ]; then
-	echo "FAILED: run_tests on the host (see $out/host.log)" >&2
+	fail_line "run_tests on the host (see $out/host.log)"
 	fail=$((fail + 1))
 fi
 if [ $hotmem_ok = 0 ]; then
-	echo "FAILED: the memory offlining boot (timeout, unclean end or kernel splat, see above)" >&2
+	fail_line "the memory offlining boot (timeout, unclean end or kernel splat, see above)"
 	fail=$((fail + 1))
 fi
 if [ $control_ok = 0 ]; then
-	echo "FAILED: the control boot (timeout or unclean end, see above)" >&2
+	fail_line "the control boot (timeout or unclean end, see above)"
 	fail=$((fail + 1))
 fi
 if [ $oom_ok = 0 ]; then
-	echo "FAILED: an OOM test boot (timeout, unclean end or kernel splat, see above)" >&2
+	fail_line "an OOM test boot (timeout, unclean end or kernel splat, see above)"
 	fail=$((fail + 1))
 fi
 # kselftest as CI systems run it (scripts/guest/jobs/kselftest): the installed
@@ -156,17 +165,17 @@ if [ -s "$out/results.log" ]; then
 		'^# timeout set to 600$' \
 		'^# timeout probe: not ok 1 selftests: filemap-noref: evict_race # TIMEOUT 2 seconds$'; do
 		grep -q "$l" "$out/results.log" && continue
-		echo "FAILED: run_kselftest.sh in the guest printed no line matching '$l' (see $out/results.log)" >&2
+		fail_line "run_kselftest.sh in the guest printed no line matching '$l' (see $out/results.log)"
 		fail=$((fail + 1))
 	done
 fi
 if [ $guest_ok = 0 ]; then
-	echo "FAILED: the guest run (timeout, unclean end or kernel splat, see above)" >&2
+	fail_line "the guest run (timeout, unclean end or kernel splat, see above)"
 	fail=$((fail + 1))
 fi
 closing="check $(series_label): $pass passed, $fail failed, $skip skipped"
 echo "$closing"
 if [ -n "${CHECK_CLOSING:-}" ]; then
-	echo "$closing" >"$CHECK_CLOSING"
+	{ echo "$closing"; cat "$failed"; } >"$CHECK_CLOSING"
 fi
 [ $fail = 0 ]
