@@ -108,7 +108,8 @@ static inline long fnr_read_long(const char *path)
 
 /*
  * Wait until no page waits for a grace period any more, up to @timeout
- * seconds.  Returns the seconds it took, or -1 on timeout.
+ * seconds: until an exact read of the counter (stat_refresh first) is 0.
+ * Returns the seconds it took, or -1 on timeout.
  */
 static inline double fnr_wait_drained(double timeout)
 {

@@ -139,9 +139,13 @@ TEST_F(pressure, counter_returns_to_zero)
 	       (double)c.shared->bytes / FNR_MIB, peak, drain * 1000);
 	ASSERT_LT(0, c.shared->bytes);
 	EXPECT_LT(0, peak) TH_LOG("no page ever pending: is deferral off?");
+	/*
+	 * fnr_wait_drained() returns once an exact read (stat_refresh) says
+	 * 0: that is the counter back at exactly 0.  A second read would
+	 * also count whatever else in the system freed a hot folio since.
+	 */
 	ASSERT_LE(0, drain) TH_LOG("%ld pages still pending after %.0f s",
 				   fnr_pending_exact(), DRAIN_TIMEOUT);
-	ASSERT_EQ(0, fnr_pending_exact());
 }
 
 /*
@@ -190,7 +194,6 @@ TEST_F(pressure, cpu_offline_drains)
 		ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT))
 			TH_LOG("%ld pages still pending %.0f s after CPU 1 went offline",
 			       fnr_pending_exact(), DRAIN_TIMEOUT);
-		ASSERT_EQ(0, fnr_pending_exact());
 		ASSERT_EQ(0, fnr_write_long(CPU1_ONLINE, 1));
 	}
 	TH_LOG("%ld pages were pending when CPU 1 went offline (try %d)",
