@@ -125,7 +125,7 @@ TEST(alloc_after_hot_cache)
 		SKIP(return, "no CMA area (CONFIG_CMA_DEBUGFS, boot with cma=64M)");
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
 	if (sfs.f_type == TMPFS_MAGIC)
-		SKIP(return, "tmpfs cannot be reclaimed without swap: no end to filling memory");
+		SKIP(return, "tmpfs page cache is swapped, not dropped: no end to filling memory");
 	cma_total = meminfo_mib("CmaTotal");
 	ASSERT_LT(0, cma_total);
 	if (meminfo_mib("MemFree") > 8192)

@@ -37,8 +37,11 @@ static inline int fnr_cg_enter(const char *cg)
 
 /*
  * Create the cgroup @cg (a path under FNR_CG_ROOT) with a memory.max of
- * @max bytes.  Returns 0, -1 if cgroup v2 or its memory controller is not
- * there (skip), or -2 if creating it failed.
+ * @max bytes and, where the kernel has swap, a memory.swap.max of 0: the
+ * tests reason about what reclaim can free without swap (anon and tmpfs
+ * stay), and the guests that run them may have swap on.  Returns 0, -1 if
+ * cgroup v2 or its memory controller is not there (skip), or -2 if
+ * creating it failed.
  */
 static inline int fnr_cg_create(const char *cg, unsigned long max)
 {
@@ -51,6 +54,11 @@ static inline int fnr_cg_create(const char *cg, unsigned long max)
 		return -2;
 	snprintf(path, sizeof(path), "%s/memory.max", cg);
 	if (fnr_write_long(path, max)) {
+		rmdir(cg);
+		return -2;
+	}
+	snprintf(path, sizeof(path), "%s/memory.swap.max", cg);
+	if (!access(path, F_OK) && fnr_write_long(path, 0)) {
 		rmdir(cg);
 		return -2;
 	}

@@ -47,7 +47,7 @@
 
 /* Below the 2 x 16 MiB being churned, so reclaim runs in the cgroup. */
 #define CG_MAX		(24 * FNR_MIB)
-/* tmpfs without swap cannot reclaim: the files must fit. */
+/* tmpfs cannot be reclaimed (memory.swap.max 0): the files must fit. */
 #define CG_MAX_TMPFS	(48 * FNR_MIB)
 #define DRAIN_TIMEOUT	5.0
 #define ENOUGH_LIMITS	4	/* churn at least 4 x memory.max */
@@ -202,16 +202,16 @@ TEST_F(memcg, churn)
 
 /*
  * Two thirds of the cgroup are anonymous memory that cannot be reclaimed
- * (no swap), and one churner frees 8 MiB of hot page cache then charges it
- * again at once, with expedited grace periods off: the charge finds little
- * on the LRU but pending pages, and must wait for them, not go OOM.  Most
- * of the file is reclaimed before its second read here, so few folios get
- * hot: rcu_free_pending may stay 0.
+ * (memory.swap.max 0), and one churner frees 8 MiB of hot page cache then
+ * charges it again at once, with expedited grace periods off: the charge
+ * finds little on the LRU but pending pages, and must wait for them, not go
+ * OOM.  Most of the file is reclaimed before its second read here, so few
+ * folios get hot: rcu_free_pending may stay 0.
  */
 TEST_F(memcg, churn_next_to_anon)
 {
 	if (self->tmpfs)
-		SKIP(return, "tmpfs cannot be reclaimed without swap: no room next to anon");
+		SKIP(return, "no swap in the cgroup: tmpfs cannot be reclaimed next to anon");
 	if (self->expedite_pages >= 0)
 		ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 0));
 	run_churners(_metadata, self, 1, 8 * FNR_MIB, self->max * 2 / 3, false);
@@ -258,8 +258,8 @@ static pid_t start_truncator(const char *cg, const char *dir, int *rfd)
  * is set to what the child had before the file, plus a margin (@what
  * "max"), or LIMIT_FILE / 2 is asked of memory.reclaim (@what "reclaim").
  * The truncated file's folios still wait for their grace period, charged:
- * reclaim finds nothing else (no swap), so the kernel must wait for them
- * rather than OOM-kill the child (memory.max) or fail with EAGAIN
+ * reclaim finds nothing else (memory.swap.max 0), so the kernel must wait
+ * for them rather than OOM-kill the child (memory.max) or fail with EAGAIN
  * (memory.reclaim).  On CONFIG_DEBUG_VM kernels the deferred-free worker
  * is held back by debugfs filemap_noref/delay_free_us and expedited grace
  * periods are off, so that nothing but that wait can free the folios in
