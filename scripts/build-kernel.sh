@@ -4,6 +4,8 @@
 # build a guest bzImage out of tree. FLAVOR 'bench' is tinyconfig +
 # scripts/guest.config + scripts/bench.config, the same for the base and
 # the patched kernel (make bench, make profile);
+# 'bisect' (make check-series: a build after every patch) is tinyconfig +
+# scripts/bisect.config alone, what the series' code needs and no more;
 # 'check' adds the selftests' config (CONFIG_DEBUG_VM for the control
 # switch), and with DEBUG=1 scripts/debug.config; 'flagroom' and 'i386'
 # are check plus scripts/flagroom.config (every option that takes
@@ -18,7 +20,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 3 ] || die "usage: $0 SRC OBJ bench|check|flagroom|i386|xfstests|kcsan|arm64"
+[ $# -eq 3 ] || die "usage: $0 SRC OBJ bisect|bench|check|flagroom|i386|xfstests|kcsan|arm64"
 src=$(realpath "$1")
 mkdir -p "$2"
 obj=$(realpath "$2")
@@ -28,6 +30,7 @@ frags=("$(config_fragment guest.config)")
 image=arch/x86/boot/bzImage
 cross=
 case "$3" in
+bisect) frags=("$(config_fragment bisect.config)") ;;
 bench) frags+=("$(config_fragment bench.config)") ;;
 check)
 	frags+=("$TOP/tools/testing/selftests/filemap-noref/config")
@@ -48,7 +51,7 @@ arm64)
 	cross=aarch64-linux-gnu-
 	need_cmd ${cross}gcc gcc-aarch64-linux-gnu
 	;;
-*) die "unknown kernel flavor '$3' (bench, check, flagroom, i386, xfstests, kcsan or arm64)" ;;
+*) die "unknown kernel flavor '$3' (bisect, bench, check, flagroom, i386, xfstests, kcsan or arm64)" ;;
 esac
 
 if [ "$3" != i386 ] && grep -q '^config PAGECACHE_RCU_FREE$' "$src/mm/Kconfig"; then

@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # check-series.sh: bisectability and style. Apply the series one patch at a
-# time onto the base and build the guest kernel (check flavor, so with
-# DEBUG_VM) after each; stop at the first patch that breaks the build.
+# time onto the base and build a kernel after each (flavor bisect:
+# tinyconfig + what the series' code needs, scripts/bisect.config); stop
+# at the first patch that breaks the build. Then prove that config covers
+# the series: every .c file it touches was compiled, every CONFIG_ option
+# its code tests is set (or named in an '# off:' line of the fragment).
 # Run checkpatch.pl --strict on every patch and list what it reports (the
 # changelogs explain what is left). SERIES picks the series (default: the
 # mainline one).
@@ -11,11 +14,10 @@ set -euo pipefail
 
 patches=$(series_patches)
 "$TOP/scripts/get-base.sh" >/dev/null
-# check.sh's scratch work tree and object directory, reset to the base:
-# one copy of the tree on disk, and check.sh's build after this one only
-# rebuilds what apply.sh touches.
+# check.sh's scratch work tree, reset to the base: one copy of the tree
+# on disk. The per-patch builds have their own object directory.
 src=$BUILD/patched/src
-obj=$BUILD/patched/obj-check
+obj=$BUILD/patched/obj-bisect
 fresh_worktree "$src"
 cplog=$BUILD/checkpatch
 rm -rf "$cplog"
@@ -26,7 +28,7 @@ for p in $patches; do
 	n=$((n + 1))
 	am_patch "$src" "$p"
 	info "[$n] $SERIES/patches/$p: building"
-	"$TOP/scripts/build-kernel.sh" "$src" "$obj" check >/dev/null ||
+	"$TOP/scripts/build-kernel.sh" "$src" "$obj" bisect >/dev/null ||
 		die "the build breaks at $SERIES/patches/$p (log: $obj/build.log)"
 	# checkpatch's findings are reported, not fatal: see the changelogs.
 	rc=0
@@ -39,4 +41,22 @@ for p in $patches; do
 			sed 's|^|    checkpatch: |'
 	fi
 done
-info "all $n patches of $SERIES/series build one by one on $(series_label)"
+
+# What the last build compiled covers what the series changes.
+frag=$(config_fragment bisect.config)
+bad=0
+for f in $(git -C "$src" diff --name-only base HEAD -- '*.c' ':!tools'); do
+	[ -f "$obj/${f%.c}.o" ] && continue
+	echo "error: $f is changed by the series but not built by ${frag#"$TOP"/}" >&2
+	bad=1
+done
+for c in $(git -C "$src" diff base HEAD -- '*.c' '*.h' ':!tools' |
+	grep -E '^\+.*(#[[:space:]]*(if|elif)|IS_ENABLED|defined[[:space:]]*\()' |
+	grep -oE '\bCONFIG_[A-Z0-9_]+' | sort -u); do
+	grep -qx "$c=y" "$obj/.config" && continue
+	grep -qE "^# off: $c( |\$)" "$frag" && continue
+	echo "error: the series' code tests $c, which ${frag#"$TOP"/} leaves off (set it, or say why in an '# off:' line)" >&2
+	bad=1
+done
+[ $bad = 0 ] || die "the per-patch build does not cover the series"
+info "all $n patches of $SERIES/series build one by one on $(series_label) (flavor bisect)"
