@@ -232,6 +232,7 @@ TEST_F(pf, present_then_absent)
 {
 	static const struct rcase c[] = {
 		SMALL("small", PREAD, "ta", 100),
+		SMALL("small, all absent", PREAD, "aa", 100),
 		LARGE("large", PREAD, "taaa", 3 * PG),
 	};
 
