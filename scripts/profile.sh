@@ -7,7 +7,8 @@
 # vCPU under -icount shift=0,sleep=off and runs the profile job
 # (scripts/guest/jobs/profile): perf record with cpu-clock every PERIOD
 # ns, which there is every PERIOD instructions, on pread_bench with N and
-# 2N reads on ext4, xfs and tmpfs, 16 B, 4 KiB and 64 KiB; the difference
+# 2N reads on ext4, xfs and tmpfs, 16 B, 4 KiB and 64 KiB, and 4 KiB ext4
+# reads into a destination page that is not present; the difference
 # of the two runs is N reads without the setup. Prints instructions per
 # read by function, self and children, base and patched side by side
 # (scripts/profile-table.awk), each total next to pread_bench's own
