@@ -15,7 +15,7 @@ export SERIES DEBUG
 ALL_SERIES := . backports/6.12
 SERIES_TO_CHECK := $(if $(filter file,$(origin SERIES)),$(ALL_SERIES),$(or $(SERIES),.))
 
-.PHONY: all check check-one check-debug check-also check-b4 mbox check-series check-matrix check-arm64 check-compilers check-kcsan htmldocs bench profile xfstests deps base apply quilt-check export sync-selftests clean help
+.PHONY: all check check-one check-debug check-also check-b4 mbox check-series check-matrix check-arm64 check-compilers check-kcsan check-kmsan htmldocs bench profile xfstests deps base apply quilt-check export sync-selftests clean help
 
 all: help
 
@@ -58,6 +58,8 @@ help:
 	@echo "make check-compilers  clang build; W=1 and sparse against the base"
 	@echo "make check-kcsan  the race selftests on a KCSAN kernel (gcc): no data-race"
 	@echo "                  report in the series' code"
+	@echo "make check-kmsan  the same on a KMSAN kernel (clang-19): no uninit value"
+	@echo "                  copied to user space, no report in the series' code"
 	@echo "make htmldocs     Sphinx build of the touched docs against the base"
 
 deps:
@@ -100,11 +102,15 @@ check-arm64: base
 	@scripts/check-arm64.sh
 
 check-compilers: base
-	@DEPS_EXTRA="clang:clang sparse:sparse" scripts/deps.sh
+	@DEPS_EXTRA="clang-19:clang-19 sparse:sparse" scripts/deps.sh
 	@scripts/check-compilers.sh
 
 check-kcsan: base
-	@scripts/check-kcsan.sh
+	@scripts/check-san.sh kcsan
+
+check-kmsan: base
+	@DEPS_EXTRA="clang-19:clang-19" scripts/deps.sh
+	@scripts/check-san.sh kmsan
 
 htmldocs: base
 	@DEPS_EXTRA=sphinx-build:python3-sphinx scripts/deps.sh

@@ -10,8 +10,9 @@
 # switch), and with DEBUG=1 scripts/debug.config; 'flagroom' and 'i386'
 # are check plus scripts/flagroom.config (every option that takes
 # page->flags bits) or scripts/i386.config (with KARCH=i386); 'xfstests'
-# is check plus scripts/xfstests.config (make xfstests), 'kcsan' check
-# plus scripts/kcsan.config (make check-kcsan); 'arm64'
+# is check plus scripts/xfstests.config (make xfstests), 'kcsan' and
+# 'kmsan' check plus scripts/kcsan.config or scripts/kmsan.config (make
+# check-kcsan, make check-kmsan, which sets KCC=clang-NN); 'arm64'
 # (with KARCH=arm64, cross-built with Debian's gcc-aarch64-linux-gnu) is
 # the selftests' config plus scripts/arm64.config. On a tree
 # with the series, 64-bit, scripts/series.config turns its option on.
@@ -20,7 +21,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 3 ] || die "usage: $0 SRC OBJ bisect|bench|check|flagroom|i386|xfstests|kcsan|arm64"
+[ $# -eq 3 ] || die "usage: $0 SRC OBJ bisect|bench|check|flagroom|i386|xfstests|kcsan|kmsan|arm64"
 src=$(realpath "$1")
 mkdir -p "$2"
 obj=$(realpath "$2")
@@ -38,7 +39,7 @@ check)
 		frags+=("$(config_fragment debug.config)")
 	fi
 	;;
-flagroom | i386 | xfstests | kcsan)
+flagroom | i386 | xfstests | kcsan | kmsan)
 	frags+=("$TOP/tools/testing/selftests/filemap-noref/config"
 		"$(config_fragment "$3.config")")
 	;;
@@ -51,7 +52,7 @@ arm64)
 	cross=aarch64-linux-gnu-
 	need_cmd ${cross}gcc gcc-aarch64-linux-gnu
 	;;
-*) die "unknown kernel flavor '$3' (bisect, bench, check, flagroom, i386, xfstests, kcsan or arm64)" ;;
+*) die "unknown kernel flavor '$3' (bisect, bench, check, flagroom, i386, xfstests, kcsan, kmsan or arm64)" ;;
 esac
 
 if [ "$3" != i386 ] && grep -q '^config PAGECACHE_RCU_FREE$' "$src/mm/Kconfig"; then

@@ -4,9 +4,10 @@
 # and the C files it touches get no new warning from gcc W=1 or sparse
 # (C=2), compared with the base tree. Uses the check kernels' configs.
 # For the series SERIES (default the mainline), in build/NAME/.
-# clang: the newest of clang-19 ... clang-14, clang found here, if the tree
-# accepts it (scripts/min-tool-version.sh); 7.3 needs LLVM 17, newer than
-# Debian 12 has: then the clang build is reported as skipped, with why.
+# clang: the newest of clang-19 ... clang-14, clang found here (find_clang),
+# if the tree accepts it (scripts/min-tool-version.sh; 7.3 needs LLVM 17:
+# Debian 12 has clang-19 since 12.12), else the clang build is reported as
+# skipped, with why.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,17 +21,12 @@ fail=0
 
 # 1. clang, the whole kernel.
 want=$(cd "$src" && SRCARCH=x86 ARCH=x86_64 scripts/min-tool-version.sh llvm)
-clang=
-for c in clang-19 clang-18 clang-17 clang-16 clang-15 clang-14 clang; do
-	command -v "$c" >/dev/null 2>&1 || continue
-	clang=$c
-	break
-done
+clang=$(find_clang)
 have=
 [ -z "$clang" ] || have=$("$clang" -dumpversion)
 if [ -z "$clang" ]; then
-	echo "SKIPPED: clang build: no clang (apt-get install clang; the tree needs LLVM $want)"
-elif [ "$(printf '%s\n%s\n' "$want" "$have" | sort -V | head -n 1)" != "$want" ]; then
+	echo "SKIPPED: clang build: no clang (apt-get install clang-19; the tree needs LLVM $want)"
+elif ! version_ge "$have" "$want"; then
 	echo "SKIPPED: clang build: $(base_field VERSION) needs LLVM $want (scripts/min-tool-version.sh), the newest clang here is $clang $have"
 else
 	KCC=$clang "$TOP/scripts/build-kernel.sh" "$src" "$BUILD/patched/obj-clang" check

@@ -34,6 +34,23 @@ need_cmd() {
 		die "'$1' not found: install the Debian package '$2' (apt-get install $2), or run 'make deps'"
 }
 
+# find_clang: print the newest of clang-19 ... clang-14, clang found here;
+# nothing if there is none.
+find_clang() {
+	local c
+	for c in clang-19 clang-18 clang-17 clang-16 clang-15 clang-14 clang; do
+		if command -v "$c" >/dev/null 2>&1; then
+			echo "$c"
+			return
+		fi
+	done
+}
+
+# version_ge A B: version A is B or newer.
+version_ge() {
+	[ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$2" ]
+}
+
 # The project identity (MAINTAINERS) commits the applied patches.
 IDENT=$(awk '/^M:/ { sub(/^M:[[:space:]]*/, ""); print; exit }' "$TOP/MAINTAINERS")
 export GIT_COMMITTER_NAME=${IDENT% <*}

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # series-functions.awk PATCH...: the kernel functions a series adds
 # ("ours FN") and those it changes ("touched FN", from the hunk headers),
-# in the .c and .h files outside tools/ (scripts/check-kcsan.sh).
+# in the .c and .h files outside tools/ (scripts/check-san.sh).
 /^\+\+\+ b\// {
 	file = substr($2, 3)
 	kernel = file ~ /\.[ch]$/ && file !~ /^tools\//
