@@ -22,12 +22,14 @@
  * ones; it offlines the block that holds most pages of a test file
  * (pagemap) and reports how often one did.  The hotplug variant runs the
  * mixed evictors while a thread takes a CPU offline and back online, and
- * checks that the pending count still drains to 0.  Pageout and offline
- * have no control run yet: with defer_free 0 neither has found a bad
- * read (see the Documentation's open issues).
+ * checks that the pending count still drains to 0.  Offline has no
+ * control run yet: the test files' folios have not been in a block that
+ * went offline (see the Documentation's open issues).
  *
  * The control_* variants turn the RCU deferral off through debugfs
- * (CONFIG_DEBUG_VM kernels only) and pass only if that bug is caught.  They
+ * (CONFIG_DEBUG_VM kernels only) and pass only if that bug is caught.
+ * control_pageout also stops readers after the check (delay_copy_us) and
+ * makes each range hot before paging it out, see evict_pageout().  They
  * skip where the race cannot happen: fadvise and drop_caches do not evict
  * tmpfs folios (split_race is the control for tmpfs), and xfs holds the
  * IOLOCK across reads, truncate and hole punch.  They read freed memory on
@@ -82,6 +84,8 @@
 #ifndef DEFER_FREE
 #define DEFER_FREE	"/sys/kernel/debug/filemap_noref/defer_free"
 #endif
+#define DELAY_COPY	"/sys/kernel/debug/filemap_noref/delay_copy_us"
+#define PAGEOUT_DELAY_US 1000	/* control_pageout: readers wait this long */
 
 #define ID_BITS		(0xffffULL << 48)
 #define PAGE_BITS	(0xffffffULL << 24)
@@ -129,6 +133,7 @@ struct er_file {
 struct er_state {
 	struct er_file f[NFILES];
 	bool defer_off;			/* defer_free is 0, restore it */
+	bool delay_on;			/* delay_copy_us is set, reset it */
 	char offline[PATH_MAX];		/* memory block offline now, or "" */
 	struct fnr_hotplug hp;
 };
@@ -138,6 +143,7 @@ struct race {
 	enum evictor kind;
 	unsigned int kinds;		/* evictors usable by EV_ALL */
 	bool tmpfs;			/* truncated pages read as holes */
+	bool control;			/* defer_free is 0 */
 	int drop_fd, reclaim_fd;
 	struct er_state *st;
 	int nblocks;
@@ -163,7 +169,7 @@ struct reader {
 	int idx, fd[NFILES];
 	char *buf;
 	uint64_t rng;
-	unsigned long reads;
+	unsigned long reads, waited;	/* waited: took PAGEOUT_DELAY_US */
 	unsigned long long bytes;
 };
 
@@ -175,6 +181,14 @@ struct snap {
 	bool zero_ok[MAX_RPAGES];	/* a hole overlapped the read */
 	uint32_t hi;			/* gen after the read */
 };
+
+static uint64_t now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000ULL + t.tv_nsec / 1000;
+}
 
 static uint32_t ld(const uint32_t *p)
 {
@@ -263,6 +277,11 @@ static int evict_punch(struct er_file *f, uint64_t *rng)
  * Reclaim frees clean ext4 and xfs folios at once; tmpfs folios go to the
  * swap cache, and their free after writeback waits for the next reclaim,
  * asked for at the cgroup root.  The data keeps its generation.
+ *
+ * Pages paged in again are not hot, and readers slowed down by the
+ * control run's delay seldom read them twice before the next pageout:
+ * the control run makes the range hot itself and gives the readers the
+ * time of one delayed read to start copying it.
  */
 static int evict_pageout(struct race *r, struct er_file *f, uint64_t *rng)
 {
@@ -270,8 +289,14 @@ static int evict_pageout(struct race *r, struct er_file *f, uint64_t *rng)
 	uint64_t left = r->span - first;
 	uint64_t n = 1 + fnr_rnd(rng) % (left < 16 ? left : 16);
 
-	if (madvise(f->map + first * PG, n * PG, MADV_POPULATE_READ) ||
-	    madvise(f->map + first * PG, n * PG, MADV_PAGEOUT))
+	if (madvise(f->map + first * PG, n * PG, MADV_POPULATE_READ))
+		return -1;
+	if (r->control) {
+		if (fnr_make_hot(f->fd, first * PG, n * PG))
+			return -1;
+		usleep(PAGEOUT_DELAY_US);
+	}
+	if (madvise(f->map + first * PG, n * PG, MADV_PAGEOUT))
 		return -1;
 	if (r->reclaim_fd >= 0 && pwrite(r->reclaim_fd, "256K\n", 5, 0) < 0 &&
 	    errno != EAGAIN)
@@ -606,7 +631,7 @@ static void *reader_fn(void *arg)
 	struct reader *rd = arg;
 	struct race *r = rd->r;
 	struct snap s;
-	uint64_t off;
+	uint64_t off, t0;
 	size_t len;
 	ssize_t got;
 	int fi;
@@ -616,11 +641,14 @@ static void *reader_fn(void *arg)
 		fi = fnr_rnd(&rd->rng) % NFILES;
 		pick_range(&rd->rng, r->span, &off, &len);
 		snap_before(&r->f[fi], off, len, &s);
+		t0 = now_us();
 		got = pread(rd->fd[fi], rd->buf, len, off);
 		if (got < 0) {
 			fnr_fail(&r->ctl, "pread", errno);
 			break;
 		}
+		if (now_us() - t0 >= PAGEOUT_DELAY_US)
+			rd->waited++;
 		snap_after(&r->f[fi], off, len, &s);
 		rd->reads++;
 		rd->bytes += got;
@@ -908,7 +936,7 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
 	struct reader *rd = calloc(nr, sizeof(*rd));
 	struct race *r = calloc(1, sizeof(*r));
-	unsigned long reads = 0;
+	unsigned long reads = 0, waited = 0;
 	unsigned long long bytes = 0;
 	struct statfs sfs;
 	pthread_t ev, hog;
@@ -919,6 +947,7 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	r->f = st->f;
 	r->st = st;
 	r->kind = kind;
+	r->control = control;
 	/*
 	 * Control runs read a small hot set, so that most reads find flagged
 	 * folios and take the no-reference path that the race is about.
@@ -966,12 +995,16 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	for (i = 0; i < nr; i++) {
 		ASSERT_EQ(0, pthread_join(rd[i].th, NULL));
 		reads += rd[i].reads;
+		waited += rd[i].waited;
 		bytes += rd[i].bytes;
 		for (j = 0; j < NFILES; j++)
 			EXPECT_EQ(0, close(rd[i].fd[j]));
 		free(rd[i].buf);
 	}
 	log_result(_metadata, r, reads, bytes);
+	if (st->delay_on)
+		TH_LOG("%lu reads took %d us or more (delayed in the fast path)",
+		       waited, PAGEOUT_DELAY_US);
 	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
 	for (j = 0; j < NFILES; j++)
 		if (st->f[j].map && st->f[j].map != MAP_FAILED)
@@ -1043,6 +1076,10 @@ FIXTURE_VARIANT_ADD(evict, control_fadvise) {
 	.kind = EV_FADVISE, .control = true
 };
 
+FIXTURE_VARIANT_ADD(evict, control_pageout) {
+	.kind = EV_PAGEOUT, .control = true
+};
+
 FIXTURE_SETUP(evict)
 {
 	const char *no = getenv("FNR_SKIP_CONTROL");
@@ -1067,6 +1104,8 @@ FIXTURE_TEARDOWN_PARENT(evict)
 {
 	if (self->st.defer_off && fnr_write_str(DEFER_FREE, "1\n"))
 		TH_LOG("could not restore %s: %s", DEFER_FREE, strerror(errno));
+	if (self->st.delay_on && fnr_write_str(DELAY_COPY, "0\n"))
+		TH_LOG("could not reset %s: %s", DELAY_COPY, strerror(errno));
 	if (self->st.offline[0] &&
 	    block_state(self->st.offline, "online_movable"))
 		TH_LOG("could not bring %s back online: %s", self->st.offline,
@@ -1083,12 +1122,19 @@ TEST_F_TIMEOUT(evict, race, 120)
 		    fnr_env_long("FNR_CONTROL_SECONDS", 30, 1, 90) :
 		    fnr_env_long("FNR_SECONDS", 4, 1, 90) *
 		    (variant->kind == EV_OFFLINE ? 3 : 1);
+	char us[16];
 	long bad;
 
 	if (variant->control) {
 		ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "0\n"))
 			TH_LOG("write 0 to %s: %s", DEFER_FREE, strerror(errno));
 		self->st.defer_off = true;
+	}
+	if (variant->control && variant->kind == EV_PAGEOUT) {
+		snprintf(us, sizeof(us), "%d\n", PAGEOUT_DELAY_US);
+		ASSERT_EQ(0, fnr_write_str(DELAY_COPY, us))
+			TH_LOG("write to %s: %s", DELAY_COPY, strerror(errno));
+		self->st.delay_on = true;
 	}
 
 	bad = race_run(_metadata, &self->st, variant->kind, secs,
@@ -1097,6 +1143,11 @@ TEST_F_TIMEOUT(evict, race, 120)
 		ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "1\n"))
 			TH_LOG("restore %s: %s", DEFER_FREE, strerror(errno));
 		self->st.defer_off = false;
+	}
+	if (self->st.delay_on) {
+		ASSERT_EQ(0, fnr_write_str(DELAY_COPY, "0\n"))
+			TH_LOG("reset %s: %s", DELAY_COPY, strerror(errno));
+		self->st.delay_on = false;
 	}
 	if (bad < 0)
 		return;		/* skipped */
