@@ -8,7 +8,7 @@
 # (freed memory read on purpose; they pass when they find it). Two boots
 # with 512 MiB find the OOM edge of the base and of the patched kernel. A
 # boot with movable memory blocks (movablecore=) runs the memory offlining
-# race.
+# race, another its control run.
 # DEBUG=1 uses the debug kernel config and has neither control nor OOM
 # boots. SERIES picks the series (default: the mainline); the closing line
 # names its kernel, "check mainline (7.3-rc7): ...", and goes to the file
@@ -82,18 +82,25 @@ OFFLINE_OK=1 MEM=$HOTMEM_MIB APPEND="$append movablecore=$MOVABLECORE" "$TOP/scr
 touch "$out/hotmem/results.log"
 awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/hotmem/results.log"
 
-# The control runs read freed memory on purpose: a boot of their own, where
-# kernel reports are expected. Not on the debug kernel, where KASAN and
-# panic_on_warn turn the injected bug into a crash.
+# The control runs read freed memory on purpose: boots of their own, where
+# kernel reports are expected, the offline race's with movable blocks as
+# above. Not on the debug kernel, where KASAN and panic_on_warn turn the
+# injected bug into a crash.
 control_ok=1
-mkdir -p "$out/control"
+mkdir -p "$out/control" "$out/hotmem-control"
 : >"$out/control/results.log"
+: >"$out/hotmem-control/results.log"
 if [ "${DEBUG:-0}" != 1 ]; then
 	info "guest: control runs with defer_free=0 (console: $out/control/console.log)"
 	SPLATS_OK=1 APPEND="$append" "$TOP/scripts/run-guest.sh" \
 		"$obj/arch/x86/boot/bzImage" "$BUILD/initramfs.cpio.gz" control \
 		"$out/control" || control_ok=0
 	awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/control/results.log"
+	info "guest: memory offlining control run (console: $out/hotmem-control/console.log)"
+	SPLATS_OK=1 MEM=$HOTMEM_MIB APPEND="$append movablecore=$MOVABLECORE fnr.control=1" \
+		"$TOP/scripts/run-guest.sh" "$obj/arch/x86/boot/bzImage" \
+		"$BUILD/initramfs.cpio.gz" hotmem "$out/hotmem-control" || control_ok=0
+	awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/hotmem-control/results.log"
 fi
 
 # The OOM test: one boot per kernel (base and patched, both the check
@@ -132,7 +139,8 @@ read -r _ of os < <(cat "$out"/oom-*/results.log 2>/dev/null |
 read -r op of2 os2 < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/oom/results.tap" 2>>"$failed")
 of=$((of + of2)) os=$((os + os2))
 read -r gp gf gs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/results.log" 2>>"$failed")
-read -r cp cf cs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/control/results.log" 2>>"$failed")
+read -r cp cf cs < <(cat "$out/control/results.log" "$out/hotmem-control/results.log" |
+	awk -f "$TOP/scripts/tap-summary.awk" 2>>"$failed")
 read -r mp mf ms < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/hotmem/results.log" 2>>"$failed")
 cat "$failed" >&2
 # fail_line TEXT: report a failure that no TAP line counted.
@@ -150,7 +158,7 @@ if [ $hotmem_ok = 0 ]; then
 	fail=$((fail + 1))
 fi
 if [ $control_ok = 0 ]; then
-	fail_line "the control boot (timeout or unclean end, see above)"
+	fail_line "a control boot (timeout or unclean end, see above)"
 	fail=$((fail + 1))
 fi
 if [ $oom_ok = 0 ]; then

@@ -20,7 +20,9 @@
  * takes movable memory blocks offline and back online (boot with
  * movablecore=), which migrates the folios in them and frees the old
  * ones; it offlines the block that holds most pages of a test file
- * (pagemap) and reports how often one did.  The hotplug variant runs the
+ * (pagemap) and reports how often one did.  Movable memory that does not
+ * go offline is held first, and there is no hog, so that the files'
+ * folios lie, and migrate to, blocks that do (offline_place()).  The hotplug variant runs the
  * mixed evictors while a thread takes a CPU offline and back online, and
  * checks that the pending count still drains to 0.  Offline has no
  * control run yet: the test files' folios have not been in a block that
@@ -85,7 +87,7 @@
 #define DEFER_FREE	"/sys/kernel/debug/filemap_noref/defer_free"
 #endif
 #define DELAY_COPY	"/sys/kernel/debug/filemap_noref/delay_copy_us"
-#define PAGEOUT_DELAY_US 1000	/* control_pageout: readers wait this long */
+#define PAGEOUT_DELAY_US 1000	/* control_pageout, _offline: readers wait */
 
 #define ID_BITS		(0xffffULL << 48)
 #define PAGE_BITS	(0xffffffULL << 24)
@@ -152,6 +154,8 @@ struct race {
 	unsigned long block_pages;		/* pages per block */
 	int pagemap_fd;
 	unsigned long offline_busy, offline_hits, offline_hit_pages;
+	char *squat;			/* offline: memory held, see below */
+	size_t squat_bytes;
 	long pending_peak;		/* pageout, offline: pages pending */
 	long swap_out, swap_in;		/* pageout: pswpout, pswpin */
 	uint64_t span;			/* readers read pages [0, span) */
@@ -436,7 +440,7 @@ static void *hog_fn(void *arg)
 	unsigned int c;
 
 	pthread_barrier_wait(&r->start);
-	for (pass = 0; !fnr_stopped(&r->ctl); pass++) {
+	for (pass = 0; r->hog_bytes && !fnr_stopped(&r->ctl); pass++) {
 		m = mmap(NULL, r->hog_bytes, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED) {
@@ -785,6 +789,58 @@ static int read_str(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/* Free pages of ZONE_MOVABLE, from /proc/zoneinfo; 0 if there is none. */
+static unsigned long movable_free(void)
+{
+	FILE *fp = fopen("/proc/zoneinfo", "r");
+	unsigned long n = 0, v;
+	bool movable = false;
+	char line[256], zone[32];
+
+	while (fp && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "Node %*d, zone %31s", zone) == 1)
+			movable = !strcmp(zone, "Movable");
+		else if (movable && sscanf(line, " pages free %lu", &v) == 1)
+			n += v;
+	}
+	if (fp)
+		fclose(fp);
+	return n;
+}
+
+/*
+ * Onlining puts a block's pages at the tail of the free lists, so new
+ * page cache comes from the movable memory that did not go offline in
+ * offline_setup(), if any (the top block, which is busy), and the test
+ * files would never be in a block that goes offline.  Hold that memory
+ * with anonymous pages (base pages: a huge page would come from a block
+ * that went offline), leaving half of the blocks that go offline free,
+ * then write the files again: their new folios lie in those blocks.
+ */
+static void offline_place(struct __test_metadata *_metadata, struct race *r)
+{
+	unsigned long keep = r->nblocks * r->block_pages / 2, free;
+	int i;
+
+	/* Free the old folios first, or the new ones would take their place. */
+	for (i = 0; i < NFILES; i++)
+		ASSERT_EQ(0, ftruncate(r->f[i].fd, 0));
+	for (i = 0; i < 100 && fnr_vmstat(FNR_PENDING) > 0; i++)
+		usleep(10000);
+	free = movable_free();
+	if (free > keep) {
+		r->squat_bytes = (free - keep) * PG;
+		r->squat = mmap(NULL, r->squat_bytes, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, r->squat) TH_LOG("mmap: %s", strerror(errno));
+		madvise(r->squat, r->squat_bytes, MADV_NOHUGEPAGE);
+		memset(r->squat, 0x5a, r->squat_bytes);
+	}
+	TH_LOG("%zu MiB of movable memory held, %lu MiB left free",
+	       r->squat_bytes >> 20, movable_free() * PG >> 20);
+	files_fill(_metadata, r->st);
+}
+
 /*
  * Find the online memory blocks of ZONE_MOVABLE that can go offline and
  * come back (a block with CMA pageblocks cannot); false if skipped.
@@ -831,6 +887,7 @@ static bool offline_setup(struct __test_metadata *_metadata, struct race *r)
 	ASSERT_LT(0, r->block_pages);
 	r->pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
 	ASSERT_LE(0, r->pagemap_fd);
+	offline_place(_metadata, r);
 	return map_files(_metadata, r);
 }
 
@@ -961,7 +1018,13 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 		free(rd);
 		return -1;
 	}
-	r->hog_bytes = hog_size();
+	/*
+	 * Not with the offline evictor: the hog would take the free movable
+	 * memory that offline_place() leaves for the test files' folios to
+	 * migrate to, and they would leave the blocks that go offline.  The
+	 * pages an offline frees are not reused before it ends anyway.
+	 */
+	r->hog_bytes = kind == EV_OFFLINE ? 0 : hog_size();
 	r->swap_out = fnr_vmstat("pswpout");
 	r->swap_in = fnr_vmstat("pswpin");
 	ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + 3));
@@ -1013,6 +1076,8 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 		EXPECT_EQ(0, close(r->reclaim_fd));
 	if (r->pagemap_fd >= 0)
 		EXPECT_EQ(0, close(r->pagemap_fd));
+	if (r->squat)
+		EXPECT_EQ(0, munmap(r->squat, r->squat_bytes));
 	ASSERT_LT(0, reads);
 	if (r->drop_fd >= 0)
 		EXPECT_EQ(0, close(r->drop_fd));
@@ -1080,6 +1145,10 @@ FIXTURE_VARIANT_ADD(evict, control_pageout) {
 	.kind = EV_PAGEOUT, .control = true
 };
 
+FIXTURE_VARIANT_ADD(evict, control_offline) {
+	.kind = EV_OFFLINE, .control = true
+};
+
 FIXTURE_SETUP(evict)
 {
 	const char *no = getenv("FNR_SKIP_CONTROL");
@@ -1130,7 +1199,7 @@ TEST_F_TIMEOUT(evict, race, 120)
 			TH_LOG("write 0 to %s: %s", DEFER_FREE, strerror(errno));
 		self->st.defer_off = true;
 	}
-	if (variant->control && variant->kind == EV_PAGEOUT) {
+	if (variant->control && variant->kind >= EV_PAGEOUT) {
 		snprintf(us, sizeof(us), "%d\n", PAGEOUT_DELAY_US);
 		ASSERT_EQ(0, fnr_write_str(DELAY_COPY, us))
 			TH_LOG("write to %s: %s", DELAY_COPY, strerror(errno));
