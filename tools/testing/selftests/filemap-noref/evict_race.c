@@ -1122,7 +1122,7 @@ static const char *control_unfit(enum evictor kind)
 		return NULL;
 	/* One in 8 to 21 offlines took a test folio: by chance only. */
 	if (kind == EV_OFFLINE && huge_tmpfs(fnr_testdir()))
-		return "huge tmpfs folios seldom stay in the blocks that go offline (split_race is its control)";
+		return "huge tmpfs folios seldom stay in blocks that go offline";
 	if (sfs.f_type == TMPFS_MAGIC &&
 	    (kind == EV_FADVISE || kind == EV_DROP))
 		return "fadvise and drop_caches do not evict tmpfs folios";
