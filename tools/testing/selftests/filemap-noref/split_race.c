@@ -660,8 +660,13 @@ TEST_F_TIMEOUT(split, race, 120)
 		TH_LOG("first bad read: %s", r->why);
 	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
 	ASSERT_LT(0, r->reads);
-	/* Without splits there was no race to lose. */
-	ASSERT_LT(0, splits) TH_LOG("no huge folio was split");
+	/*
+	 * Without splits there was no race to lose, unless a bad read shows
+	 * that one was lost (a control run can find one in the folio that
+	 * a replacement freed before the first split).
+	 */
+	if (!r->bad)
+		ASSERT_LT(0, splits) TH_LOG("no huge folio was split");
 	if (variant->hotplug)
 		fnr_hotplug_check(_metadata, &self->hp);
 	if (variant->control) {
