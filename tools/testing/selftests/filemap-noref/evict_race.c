@@ -187,14 +187,6 @@ struct snap {
 	uint32_t hi;			/* gen after the read */
 };
 
-static uint64_t now_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000ULL + t.tv_nsec / 1000;
-}
-
 static uint32_t ld(const uint32_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
@@ -636,7 +628,8 @@ static void *reader_fn(void *arg)
 	struct reader *rd = arg;
 	struct race *r = rd->r;
 	struct snap s;
-	uint64_t off, t0;
+	uint64_t off;
+	double t0;
 	size_t len;
 	ssize_t got;
 	int fi;
@@ -646,13 +639,13 @@ static void *reader_fn(void *arg)
 		fi = fnr_rnd(&rd->rng) % NFILES;
 		pick_range(&rd->rng, r->span, &off, &len);
 		snap_before(&r->f[fi], off, len, &s);
-		t0 = now_us();
+		t0 = fnr_now();
 		got = pread(rd->fd[fi], rd->buf, len, off);
 		if (got < 0) {
 			fnr_fail(&r->ctl, "pread", errno);
 			break;
 		}
-		if (now_us() - t0 >= PAGEOUT_DELAY_US)
+		if ((fnr_now() - t0) * 1e6 >= PAGEOUT_DELAY_US)
 			rd->waited++;
 		snap_after(&r->f[fi], off, len, &s);
 		rd->reads++;
