@@ -1033,12 +1033,15 @@ static void log_result(struct __test_metadata *_metadata, struct race *r,
 		TH_LOG("%ld pages swapped out, %ld swapped in",
 		       fnr_vmstat("pswpout") - r->swap_out,
 		       fnr_vmstat("pswpin") - r->swap_in);
-	if (r->drains)
-		TH_LOG("%lu of %lu pages paged out were freed within MADV_PAGEOUT; %lu of %lu ranges left the swap cache within %d ms, %.0f us after it on average, %.0f us at most",
-		       r->swap_freed_at_once, r->swap_pages, r->drained,
-		       r->drains, SWAP_WAIT_US / 1000,
+	if (r->drains) {
+		TH_LOG("%lu of %lu pages paged out were freed within MADV_PAGEOUT",
+		       r->swap_freed_at_once, r->swap_pages);
+		TH_LOG("%lu of %lu ranges left the swap cache within %d ms,",
+		       r->drained, r->drains, SWAP_WAIT_US / 1000);
+		TH_LOG("%.0f us after MADV_PAGEOUT on average, %.0f us at most",
 		       r->drained ? r->drain_us / r->drained : 0,
 		       r->drain_max_us);
+	}
 	if (r->kind >= EV_PAGEOUT && r->kind < EV_NR)
 		TH_LOG("up to %ld pages waited for a grace period",
 		       r->pending_peak);
