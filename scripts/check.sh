@@ -6,9 +6,10 @@
 # Ends with "N passed, N failed, N skipped"; exits non-zero on any failure,
 # a kernel splat or a hung guest. A second boot runs the control runs
 # (freed memory read on purpose; they pass when they find it). Two boots
-# with 512 MiB find the OOM edge of the base and of the patched kernel. A
-# boot with movable memory blocks (movablecore=) runs the memory offlining
-# race, another its control run.
+# with 512 MiB find the OOM edge of the base and of the patched kernel.
+# Boots with movable memory blocks run the memory offlining race and its
+# control run, in two layouts: boot memory made movable (movablecore=),
+# and a pc-dimm that the guest hot-adds through ACPI and onlines movable.
 # DEBUG=1 uses the debug kernel config and has neither control nor OOM
 # boots. SERIES picks the series (default: the mainline); the closing line
 # names its kernel, "check mainline (7.3-rc7): ...", and goes to the file
@@ -36,6 +37,9 @@ fi
 # this one it is busy (EBUSY), so two blocks go offline; the test holds
 # the top block's free memory, so that the files' page cache lies in them.
 MOVABLECORE=384M HOTMEM_MIB=4096
+# The pc-dimm layout: 1 GiB of boot memory and a 512 MiB pc-dimm, four
+# movable blocks that all go offline.
+DIMM_MIB=512
 src=$BUILD/patched/src
 obj=$BUILD/patched/obj-check$suffix
 out=$BUILD/check$suffix
@@ -70,26 +74,60 @@ APPEND="$append cma=64M" "$TOP/scripts/run-guest.sh" "$obj/arch/x86/boot/bzImage
 touch "$out/results.log"
 awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/results.log"
 
-# Memory offlining needs ZONE_MOVABLE blocks (movablecore=), which change
-# where the kernel and every other test allocate: a boot of its own, with
-# the same checks as the first (no splat).
+# hotmem_boot LAYOUT OUTDIR [KERNEL ARGUMENTS]: the hotmem job with
+# movable memory blocks laid out as LAYOUT says: movablecore (the top
+# blocks of boot memory) or dimm (a pc-dimm present at boot, which the
+# guest adds through ACPI memory hotplug and onlines movable).
+hotmem_boot() {
+	local layout=$1 dir=$2 args=${3:-}
+	local kernel=$obj/arch/x86/boot/bzImage initrd=$BUILD/initramfs.cpio.gz
+
+	mkdir -p "$dir"
+	info "guest: memory offlining ${args:+($args) }in the $layout layout (console: $dir/console.log)"
+	case $layout in
+	movablecore)
+		MEM=$HOTMEM_MIB APPEND="$append movablecore=$MOVABLECORE $args" \
+			"$TOP/scripts/run-guest.sh" "$kernel" "$initrd" hotmem "$dir"
+		;;
+	dimm)
+		DIMM_MIB=$DIMM_MIB APPEND="$append memhp_default_state=online_movable $args" \
+			"$TOP/scripts/run-guest.sh" "$kernel" "$initrd" hotmem "$dir"
+		;;
+	esac
+}
+
+# Memory offlining needs ZONE_MOVABLE blocks, which change where the
+# kernel and every other test allocate: boots of their own, with the same
+# checks as the first (no splat).
 hotmem_ok=1
-mkdir -p "$out/hotmem"
-info "guest: memory offlining race, movablecore=$MOVABLECORE (console: $out/hotmem/console.log)"
-OFFLINE_OK=1 MEM=$HOTMEM_MIB APPEND="$append movablecore=$MOVABLECORE" "$TOP/scripts/run-guest.sh" \
-	"$obj/arch/x86/boot/bzImage" "$BUILD/initramfs.cpio.gz" hotmem \
-	"$out/hotmem" || hotmem_ok=0
-touch "$out/hotmem/results.log"
-awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/hotmem/results.log"
+for layout in movablecore dimm; do
+	d=$out/hotmem
+	[ $layout = movablecore ] || d=$out/hotmem-$layout
+	OFFLINE_OK=1 hotmem_boot $layout "$d" || hotmem_ok=0
+	touch "$d/results.log"
+	awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$d/results.log"
+	# The offline race skips without movable blocks: a layout that gave
+	# none tested nothing.
+	grep -q 'movable memory blocks go offline and back$' "$d/results.log" || {
+		echo "error: no movable memory block went offline in the $layout layout (see $d/results.log)" >&2
+		hotmem_ok=0
+	}
+done
+# The pc-dimm is removed at the end (scripts/guest/jobs/hotmem).
+grep '^FNR-EJECT ' "$out/hotmem-dimm/results.log" || {
+	echo "error: the pc-dimm was not removed (see $out/hotmem-dimm/results.log)" >&2
+	hotmem_ok=0
+}
 
 # The control runs read freed memory on purpose: boots of their own, where
 # kernel reports are expected, the offline race's with movable blocks as
 # above. Not on the debug kernel, where KASAN and panic_on_warn turn the
 # injected bug into a crash.
 control_ok=1
-mkdir -p "$out/control" "$out/hotmem-control"
+mkdir -p "$out/control" "$out/hotmem-control" "$out/hotmem-dimm-control"
 : >"$out/control/results.log"
 : >"$out/hotmem-control/results.log"
+: >"$out/hotmem-dimm-control/results.log"
 if [ "${DEBUG:-0}" != 1 ]; then
 	info "guest: control runs with defer_free=0 (console: $out/control/console.log)"
 	SPLATS_OK=1 APPEND="$append" "$TOP/scripts/run-guest.sh" \
@@ -97,12 +135,13 @@ if [ "${DEBUG:-0}" != 1 ]; then
 		"$out/control" || control_ok=0
 	touch "$out/control/results.log"
 	awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/control/results.log"
-	info "guest: memory offlining control run (console: $out/hotmem-control/console.log)"
-	SPLATS_OK=1 MEM=$HOTMEM_MIB APPEND="$append movablecore=$MOVABLECORE fnr.control=1" \
-		"$TOP/scripts/run-guest.sh" "$obj/arch/x86/boot/bzImage" \
-		"$BUILD/initramfs.cpio.gz" hotmem "$out/hotmem-control" || control_ok=0
-	touch "$out/hotmem-control/results.log"
-	awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/hotmem-control/results.log"
+	for layout in movablecore dimm; do
+		d=$out/hotmem-control
+		[ $layout = movablecore ] || d=$out/hotmem-$layout-control
+		SPLATS_OK=1 hotmem_boot $layout "$d" fnr.control=1 || control_ok=0
+		touch "$d/results.log"
+		awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$d/results.log"
+	done
 fi
 
 # The OOM test: one boot per kernel (base and patched, both the check
@@ -141,9 +180,10 @@ read -r _ of os < <(cat "$out"/oom-*/results.log 2>/dev/null |
 read -r op of2 os2 < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/oom/results.tap" 2>>"$failed")
 of=$((of + of2)) os=$((os + os2))
 read -r gp gf gs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/results.log" 2>>"$failed")
-read -r cp cf cs < <(cat "$out/control/results.log" "$out/hotmem-control/results.log" |
+read -r cp cf cs < <(cat "$out/control/results.log" "$out/hotmem-control/results.log" \
+	"$out/hotmem-dimm-control/results.log" | awk -f "$TOP/scripts/tap-summary.awk" 2>>"$failed")
+read -r mp mf ms < <(cat "$out/hotmem/results.log" "$out/hotmem-dimm/results.log" |
 	awk -f "$TOP/scripts/tap-summary.awk" 2>>"$failed")
-read -r mp mf ms < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/hotmem/results.log" 2>>"$failed")
 cat "$failed" >&2
 # fail_line TEXT: report a failure that no TAP line counted.
 fail_line() {

@@ -12,7 +12,8 @@
 # default: scripts/kvm-probe.sh decides), SPLATS_OK=1 (kernel reports are
 # expected: count them, do not fail), EXTRA_DRIVES (more disk images, after
 # the three of scripts/mkdisks.sh: /dev/vdd, /dev/vde, ...; snapshot=on
-# too).
+# too), DIMM_MIB (x86: a pc-dimm of that size present at boot, which the
+# guest adds through ACPI memory hotplug; memhp_default_state= onlines it).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -72,8 +73,17 @@ for d in ${EXTRA_DRIVES:-}; do
 	drives+=(-drive file="$d",format=raw,if=virtio,snapshot=on)
 done
 
+mem=${MEM:-1024}
+dimm=()
+if [ -n "${DIMM_MIB:-}" ]; then
+	[ $arch != arm64 ] || die "DIMM_MIB: x86 guests only"
+	dimm=(-object memory-backend-ram,id=dimm0,size="$DIMM_MIB"M
+		-device pc-dimm,id=dimm0,memdev=dimm0)
+	mem=$mem,slots=1,maxmem=$((mem + DIMM_MIB))M
+fi
+
 rc=0
-timeout -k 10 "$timeout" $qemu "${machine[@]}" -m "${MEM:-1024}" \
+timeout -k 10 "$timeout" $qemu "${machine[@]}" -m "$mem" "${dimm[@]}" \
 	-nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=$console panic=-1 fnr.job=$job ${tcg_append:-} ${APPEND:-}" \
