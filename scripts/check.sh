@@ -39,7 +39,7 @@ fi
 MOVABLECORE=384M HOTMEM_MIB=4096
 # The pc-dimm layout: 1 GiB of boot memory and a 512 MiB pc-dimm, four
 # movable blocks that all go offline.
-DIMM_MIB=512
+DIMM_BOOT_MIB=1024 DIMM_SIZE_MIB=512
 src=$BUILD/patched/src
 obj=$BUILD/patched/obj-check$suffix
 out=$BUILD/check$suffix
@@ -90,9 +90,11 @@ hotmem_boot() {
 			"$TOP/scripts/run-guest.sh" "$kernel" "$initrd" hotmem "$dir"
 		;;
 	dimm)
-		DIMM_MIB=$DIMM_MIB APPEND="$append memhp_default_state=online_movable $args" \
+		MEM=$DIMM_BOOT_MIB DIMM_MIB=$DIMM_SIZE_MIB \
+			APPEND="$append memhp_default_state=online_movable $args" \
 			"$TOP/scripts/run-guest.sh" "$kernel" "$initrd" hotmem "$dir"
 		;;
+	*) die "hotmem_boot: unknown layout $layout" ;;
 	esac
 }
 
@@ -114,7 +116,7 @@ for layout in movablecore dimm; do
 	}
 done
 # The pc-dimm is removed at the end (scripts/guest/jobs/hotmem).
-grep '^FNR-EJECT ' "$out/hotmem-dimm/results.log" || {
+grep '^FNR-EJECT ok: ' "$out/hotmem-dimm/results.log" || {
 	echo "error: the pc-dimm was not removed (see $out/hotmem-dimm/results.log)" >&2
 	hotmem_ok=0
 }
@@ -196,7 +198,7 @@ if [ $host_ok = 0 ]; then
 	fail=$((fail + 1))
 fi
 if [ $hotmem_ok = 0 ]; then
-	fail_line "the memory offlining boot (timeout, unclean end or kernel splat, see above)"
+	fail_line "a memory offlining boot (timeout, unclean end, kernel splat, no block offline or pc-dimm not removed, see above)"
 	fail=$((fail + 1))
 fi
 if [ $control_ok = 0 ]; then

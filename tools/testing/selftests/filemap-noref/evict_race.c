@@ -592,10 +592,11 @@ static void report_bad(struct race *r, int fi, uint64_t off, size_t got,
 			 ws, sizeof(ws));
 	fnr_stamp_decode(v & mask, fs, sizeof(fs));
 	snprintf(r->why[kind], sizeof(r->why[kind]),
-		 "%s offset %llu (page %llu cell %llu), pread(off %llu) returned %zu bytes: expected %s, gen %u..%u; found %s%s",
+		 "%s offset %llu (page %llu cell %llu), pread(off %llu) returned %zu bytes: expected %s, gen %u..%u%s; found %s%s",
 		 f->path, (unsigned long long)o, (unsigned long long)(o / PG),
 		 (unsigned long long)(o % PG / 8), (unsigned long long)off,
-		 got, ws, s->lo[i], s->hi, fs,
+		 got, ws, s->lo[i], s->hi,
+		 s->zero_ok[i] ? ", in a hole window" : "", fs,
 		 ~mask ? " (cell partly read)" : "");
 }
 
@@ -1365,7 +1366,7 @@ TEST(torn_generation)
 					1238, 1240, false));
 	ASSERT_EQ(CELL_OK, cell_verdict(&f, o, 0x6e810000264d8a07ULL, ~0ULL,
 					1238, 1240, false));
-	/* A zero byte does not make an older generation current. */
+	/* A zero byte does not make a generation outside [lo, hi] current. */
 	ASSERT_EQ(BAD_GEN, cell_verdict(&f, o, 0x6e81000026008a07ULL, ~0ULL,
 					1238, 1239, true));
 }
