@@ -23,10 +23,11 @@ set -euo pipefail
 # insert and zero range, reflink, dedupe, copy_file_range and splice
 # (031 064 140 404 430 431 432 456 499 578 591 630;
 # ext4 has no reflink, so 140, 578 and 630 do not run there). Chosen
-# among the short ones. Under TCG on 2 host cores one takes 20 s to 5
-# minutes (generic/001: 287 s); the whole quick group, 633 generic tests
-# in this snapshot, would take about a day per kernel and filesystem:
-# XFSTESTS='-g quick' runs it.
+# among the short ones. Under TCG on 2 host cores one of these takes 3 s
+# to 3 minutes (generic/404), others of the group longer (generic/001:
+# 287 s); the whole quick group, 633 generic tests in this snapshot,
+# would take about a day per kernel and filesystem: XFSTESTS='-g quick'
+# runs it.
 default_tests="generic/029 generic/030 generic/075 generic/095 generic/141
 generic/246 generic/249 generic/465 generic/469 generic/647 generic/741
 generic/031 generic/064 generic/140 generic/404 generic/430 generic/431
