@@ -22,8 +22,8 @@ set -euo pipefail
 # then tests that read back data moved under the page cache by collapse,
 # insert and zero range, reflink, dedupe, copy_file_range and splice
 # (031 064 140 404 430 431 432 456 499 578 591 630;
-# ext4 has no reflink, so 140, 578 and 630 do not run there). Chosen
-# among the short ones. Under TCG on 2 host cores one of these takes 3 s
+# ext4 has no reflink or dedupe, so 140, 578 and 630 do not run there).
+# Chosen among the short ones. Under TCG on 2 host cores one of these takes 3 s
 # to 3 minutes (generic/404), others of the group longer (generic/001:
 # 287 s); the whole quick group, 633 generic tests in this snapshot,
 # would take about a day per kernel and filesystem: XFSTESTS='-g quick'
