@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A handled memory error must not take a page out of the direct map while a
+ * reference-free reader may still copy it.
+ *
+ * On x86, a memory error that memory_failure() recovers from ends with
+ * set_mce_nospec(), which unmaps the page from the direct map.  A reader
+ * that holds a reference makes memory_failure() fail (the extra count), so
+ * the page stays mapped; a fast-path reader holds none.  If it checked the
+ * page before the error and copies after the unmap, its memcpy() faults
+ * with no fixup: an oops.
+ *
+ * The test injects a deferred (AMD) or UCNA (Intel) memory error at page
+ * MCE_PAGE of a hot, stamped file, through the legacy /dev/mcelog injector
+ * (CONFIG_X86_MCE_INJECT and CONFIG_X86_MCELOG_LEGACY), as the machine
+ * check poller would report it; the kernel's decode notifier then calls
+ * memory_failure() and set_mce_nospec().  Reader threads copy 16 bytes at
+ * a time from the other cache lines of that page and check every byte.  On
+ * CONFIG_DEBUG_VM kernels they stop 10 ms after their last check, right
+ * before the copy (debugfs filemap_noref/delay_checked_us), so that the
+ * error lands while they are there.  A read that fails with EIO (the page
+ * is poisoned) is fine, a wrong byte is not, and an oops fails make check.
+ * Only the AMD error was tried (QEMU TCG's CPU is an AMD one).
+ *
+ * Skips unless on x86-64 as root, with the injector, a vendor whose error
+ * the test knows, and CONFIG_MEMORY_FAILURE.  Each run poisons one page for
+ * good.  Environment: FNR_DIR, FNR_READERS (default 2).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+
+#include "../kselftest_harness.h"
+#include "fnr_pressure.h"
+
+#if defined(__x86_64__)
+#include <asm/mce.h>
+#endif
+
+#define PG		FNR_PAGE
+#define FILE_PAGES	512		/* 2 MiB: a PMD folio on huge tmpfs */
+#define MCE_PAGE	5		/* not the folio's head */
+#define READ_LEN	16
+#define FILE_ID		0x3ce0
+#define DELAY_CHECKED	"/sys/kernel/debug/filemap_noref/delay_checked_us"
+#define MCE_INJECT_DIR	"/sys/kernel/debug/mce-inject"
+
+/* MCi_STATUS bits (arch/x86/include/asm/mce.h), and the injector's flag. */
+#define MCI_STATUS_VAL		(1ULL << 63)
+#define MCI_STATUS_UC		(1ULL << 61)
+#define MCI_STATUS_EN		(1ULL << 60)
+#define MCI_STATUS_MISCV	(1ULL << 59)
+#define MCI_STATUS_ADDRV	(1ULL << 58)
+#define MCI_STATUS_DEFERRED	(1ULL << 44)
+#define MCJ_CTX_PROCESS		0x1
+
+struct mce_race {
+	int fd;
+	pthread_barrier_t start;
+	struct fnr_stop ctl;
+	unsigned long reads, eio;
+	struct fnr_bad bad;
+};
+
+struct reader {
+	struct mce_race *r;
+	pthread_t th;
+	uint64_t rng;
+};
+
+static void *reader_fn(void *arg)
+{
+	struct reader *rd = arg;
+	struct mce_race *r = rd->r;
+	uint8_t buf[READ_LEN];
+	char why[512];
+	uint64_t off;
+	ssize_t got;
+
+	pthread_barrier_wait(&r->start);
+	while (!fnr_stopped(&r->ctl)) {
+		/* Any 16 bytes of the page but its first cache line. */
+		off = MCE_PAGE * PG + 64 +
+		      (fnr_rnd(&rd->rng) % ((PG - 64) / READ_LEN)) * READ_LEN;
+		got = pread(r->fd, buf, READ_LEN, off);
+		if (got < 0 && errno == EIO) {
+			__atomic_add_fetch(&r->eio, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (got < 0) {
+			fnr_fail(&r->ctl, "pread", errno);
+			break;
+		}
+		__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELAXED);
+		if (fnr_check(buf, got, off, FILE_ID, 1, why, sizeof(why)) ||
+		    got != READ_LEN)
+			fnr_bad_read(&r->bad, off, got,
+				     got != READ_LEN ? "short read" : why);
+	}
+	return NULL;
+}
+
+/* The physical address of byte @off of @fd's page cache; 0 if unknown. */
+static uint64_t page_cache_paddr(int fd, uint64_t off)
+{
+	char *p = mmap(NULL, PG, PROT_READ, MAP_SHARED, fd, off & ~(PG - 1));
+	uint64_t ent = 0;
+	int pm;
+
+	if (p == MAP_FAILED)
+		return 0;
+	*(volatile char *)p;
+	pm = open("/proc/self/pagemap", O_RDONLY);
+	if (pm >= 0) {
+		if (pread(pm, &ent, 8, (uintptr_t)p / PG * 8) != 8)
+			ent = 0;
+		close(pm);
+	}
+	/* Unmapped again: memory_failure() has no process to kill. */
+	munmap(p, PG);
+	if (!(ent & (1ULL << 63)) || !(ent & ((1ULL << 55) - 1)))
+		return 0;
+	return (ent & ((1ULL << 55) - 1)) * PG + off % PG;
+}
+
+/* Which memory error this CPU's vendor reports with an address. */
+enum mce_kind { MCE_NONE, MCE_AMD_DEFERRED, MCE_INTEL_UCNA };
+
+static enum mce_kind mce_kind(char *why, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	enum mce_kind kind = MCE_NONE;
+	bool smca = false;
+	char line[4096];
+
+	snprintf(why, len, "no vendor_id in /proc/cpuinfo");
+	if (!f)
+		return MCE_NONE;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "vendor_id", 9) && kind == MCE_NONE) {
+			if (strstr(line, "AuthenticAMD"))
+				kind = MCE_AMD_DEFERRED;
+			else if (strstr(line, "GenuineIntel"))
+				kind = MCE_INTEL_UCNA;
+			else
+				snprintf(why, len, "CPU vendor not handled: %s",
+					 line);
+		}
+		if (!strncmp(line, "flags", 5) && strstr(line, " smca"))
+			smca = true;
+	}
+	fclose(f);
+	if (kind == MCE_AMD_DEFERRED && smca) {
+		snprintf(why, len, "AMD with SMCA: its error banks are not handled");
+		return MCE_NONE;
+	}
+	return kind;
+}
+
+#if defined(__x86_64__)
+/*
+ * Report a memory error at @paddr as the poller would find it in a bank,
+ * on the CPU this thread runs on (the injector raises it locally).
+ */
+static int inject_mce(enum mce_kind kind, uint64_t paddr)
+{
+	struct mce m = { 0 };
+	cpu_set_t set;
+	ssize_t n;
+	int fd, cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -1;
+	m.addr = paddr & ~63ULL;
+	m.extcpu = cpu;
+	m.inject_flags = MCJ_CTX_PROCESS;
+	if (kind == MCE_AMD_DEFERRED) {
+		/* Northbridge bank, extended error code 8: DRAM ECC. */
+		m.bank = 4;
+		m.status = MCI_STATUS_VAL | MCI_STATUS_ADDRV |
+			   MCI_STATUS_DEFERRED | (8ULL << 16);
+	} else {
+		/* UC, not S, not PCC: no action required; a memory read. */
+		m.bank = 1;
+		m.status = MCI_STATUS_VAL | MCI_STATUS_UC | MCI_STATUS_EN |
+			   MCI_STATUS_MISCV | MCI_STATUS_ADDRV | 0x9f;
+		/* Address valid from bit 6, a physical address. */
+		m.misc = 6 | (2 << 6);
+	}
+	fd = open("/dev/mcelog", O_WRONLY);
+	if (fd < 0)
+		return -1;
+	n = write(fd, &m, sizeof(m));
+	close(fd);
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	return n == sizeof(m) ? 0 : -1;
+}
+#else
+static int inject_mce(enum mce_kind kind, uint64_t paddr)
+{
+	errno = ENOSYS;
+	return -1;
+}
+#endif
+
+FIXTURE(mce)
+{
+	struct mce_race r;
+	char path[PATH_MAX];
+	enum mce_kind kind;
+	bool delay_on;
+};
+
+FIXTURE_SETUP(mce)
+{
+	char why[256];
+
+#if !defined(__x86_64__)
+	SKIP(return, "x86-64 only (set_mce_nospec())");
+#endif
+	if (geteuid())
+		SKIP(return, "not root");
+	if (access("/dev/mcelog", W_OK))
+		SKIP(return, "no /dev/mcelog: CONFIG_X86_MCELOG_LEGACY off?");
+	if (access(MCE_INJECT_DIR, F_OK))
+		SKIP(return, "no %s: CONFIG_X86_MCE_INJECT off?", MCE_INJECT_DIR);
+	if (fnr_proc_value("/proc/meminfo", "HardwareCorrupted") < 0)
+		SKIP(return, "no HardwareCorrupted in /proc/meminfo: CONFIG_MEMORY_FAILURE off?");
+	self->kind = mce_kind(why, sizeof(why));
+	if (self->kind == MCE_NONE)
+		SKIP(return, "%s", why);
+	if (!access(DELAY_CHECKED, W_OK)) {
+		self->delay_on = true;
+		ASSERT_EQ(0, fnr_write_str(DELAY_CHECKED, "10000\n"));
+	}
+}
+
+FIXTURE_TEARDOWN_PARENT(mce)
+{
+	if (self->delay_on && fnr_write_str(DELAY_CHECKED, "0\n"))
+		TH_LOG("could not reset %s: %s", DELAY_CHECKED,
+		       strerror(errno));
+	if (self->path[0])
+		unlink(self->path);
+}
+
+TEST_F_TIMEOUT(mce, unmap_under_reader, 120)
+{
+	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
+	struct reader *rd = calloc(nr, sizeof(*rd));
+	struct mce_race *r = &self->r;
+	uint64_t off = MCE_PAGE * PG, paddr;
+	long hw0, hw1 = -1;
+	uint8_t buf[PG];
+	char why[512];
+	double t0;
+	ssize_t got;
+
+	ASSERT_NE(NULL, rd);
+	snprintf(self->path, sizeof(self->path), "%s/fnr_mce.XXXXXX",
+		 fnr_testdir());
+	r->fd = mkstemp(self->path);
+	ASSERT_LE(0, r->fd) TH_LOG("mkstemp: %s", strerror(errno));
+	ASSERT_EQ(0, fnr_write_gen(r->fd, 0, FILE_PAGES * PG, FILE_ID, 1));
+	/* memory_failure() drops a clean page cache page. */
+	ASSERT_EQ(0, fsync(r->fd));
+	ASSERT_EQ(0, fnr_make_hot(r->fd, 0, FILE_PAGES * PG));
+	paddr = page_cache_paddr(r->fd, off);
+	if (!paddr)
+		SKIP(return, "no physical address in /proc/self/pagemap");
+
+	ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + 1));
+	for (i = 0; i < nr; i++) {
+		rd[i].r = r;
+		rd[i].rng = 0x9e3779b97f4a7c15ULL * (i + 1) ^ getpid();
+		ASSERT_EQ(0, pthread_create(&rd[i].th, NULL, reader_fn, &rd[i]));
+	}
+	pthread_barrier_wait(&r->start);
+	usleep(100000);
+	hw0 = fnr_proc_value("/proc/meminfo", "HardwareCorrupted");
+	ASSERT_EQ(0, inject_mce(self->kind, paddr))
+		TH_LOG("writing the error to /dev/mcelog: %s", strerror(errno));
+	/* The notifier runs from a work item: wait for the poison. */
+	for (t0 = fnr_now(); fnr_now() - t0 < 10; usleep(10000)) {
+		hw1 = fnr_proc_value("/proc/meminfo", "HardwareCorrupted");
+		if (hw1 > hw0)
+			break;
+	}
+	usleep(200000);
+	fnr_set_stop(&r->ctl);
+	for (i = 0; i < nr; i++)
+		ASSERT_EQ(0, pthread_join(rd[i].th, NULL));
+	pthread_barrier_destroy(&r->start);
+	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
+
+	/* After the error the page reads back right, or fails with EIO. */
+	got = pread(r->fd, buf, PG, off);
+	TH_LOG("error at %#llx (%s), HardwareCorrupted %ld -> %ld kB; %lu reads, %lu EIO, %lu bad%s; read back: %s",
+	       (unsigned long long)paddr,
+	       self->kind == MCE_AMD_DEFERRED ? "AMD deferred" : "Intel UCNA",
+	       hw0, hw1, r->reads, r->eio, r->bad.n,
+	       self->delay_on ? " (readers delayed after the checks)" : "",
+	       got == PG ? "the page" : got < 0 ? strerror(errno) : "short");
+	if (r->bad.have_why)
+		TH_LOG("first bad read: %s", r->bad.why);
+	ASSERT_LT(hw0, hw1) TH_LOG("the injected error poisoned nothing");
+	ASSERT_LT(0, r->reads) TH_LOG("no read copied anything");
+	EXPECT_EQ(0, r->bad.n) TH_LOG("readers copied wrong bytes");
+	if (got >= 0)
+		EXPECT_EQ(0, fnr_check(buf, got, off, FILE_ID, 1, why,
+				       sizeof(why))) TH_LOG("%s", why);
+	else
+		EXPECT_EQ(EIO, errno);
+	close(r->fd);
+	free(rd);
+}
+
+TEST_HARNESS_MAIN
