@@ -15,7 +15,7 @@ export SERIES DEBUG
 ALL_SERIES := . backports/6.12
 SERIES_TO_CHECK := $(if $(filter file,$(origin SERIES)),$(ALL_SERIES),$(or $(SERIES),.))
 
-.PHONY: all check check-one check-debug check-also check-b4 mbox check-series check-matrix check-arm64 check-compilers check-kcsan check-kmsan htmldocs bench profile xfstests deps base apply quilt-check export sync-selftests clean help
+.PHONY: all check check-one check-figures check-debug check-also check-b4 mbox check-series check-matrix check-arm64 check-compilers check-kcsan check-kmsan htmldocs bench profile scale xfstests deps base apply quilt-check export sync-selftests clean help
 
 all: help
 
@@ -23,7 +23,7 @@ help:
 	@echo "SERIES=DIR picks the series (its BASE, series and patches/) for every"
 	@echo "target: '.' (default) the mainline, backports/6.12 the 6.12 backport;"
 	@echo "each builds in build/NAME. Example: make check-series SERIES=backports/6.12"
-	@echo "make check        for each series (only SERIES if given): quilt-check,"
+	@echo "make check        for each series (only SERIES if given): check-figures, quilt-check,"
 	@echo "                  check-also (mainline), check-b4, then apply, build, boot and run"
 	@echo "                  the selftests; all series run even if one fails; one"
 	@echo "                  closing line per kernel, 'check NAME (VERSION): ...'"
@@ -33,6 +33,8 @@ help:
 	@echo "                  kernel"
 	@echo "make check-also   prove git am applies the series to the second tree"
 	@echo "                  BASE names (ALSO_*: 7.3.4 for the mainline); no build"
+	@echo "make check-figures  the exported cover letter's figures are what its"
+	@echo "                  results files give (scripts/cover-body.sh)"
 	@echo "make check-b4     b4 am takes the series from its mbox (make mbox) and"
 	@echo "                  the result applies to the base, base-commit included"
 	@echo "make mbox         the series as one threaded mbox, build/NAME/series.mbox"
@@ -40,6 +42,9 @@ help:
 	@echo "                  (build/NAME/bench/)"
 	@echo "make profile      instructions per read by kernel function, base vs"
 	@echo "                  patched, under icount (perf in the guest)"
+	@echo "make scale        reads/s per thread, base vs patched, 1..N CPUs reading"
+	@echo "                  one file, on User-Mode Linux SMP (real atomics, no KVM;"
+	@echo "                  mainline only), build/NAME/scale/table.txt"
 	@echo "make xfstests     xfstests (generic tests on ext4 and xfs) on the base"
 	@echo "                  and the patched kernel; XFSTESTS='-g quick' for the"
 	@echo "                  quick group, XFSTESTS_SRC= for your own checkout"
@@ -73,6 +78,7 @@ check:
 	+@scripts/check-all.sh $(SERIES_TO_CHECK)
 
 check-one: base
+	@scripts/check-figures.sh
 	@scripts/quilt-check.sh
 	@if grep -q '^ALSO_VERSION=' "$(SERIES)/BASE"; then scripts/check-also.sh; fi
 	@scripts/check-b4.sh
@@ -86,6 +92,9 @@ check-also: base
 
 check-b4: base
 	@scripts/check-b4.sh
+
+check-figures:
+	@scripts/check-figures.sh
 
 mbox:
 	@scripts/mbox.sh >/dev/null
@@ -122,6 +131,10 @@ bench: base
 
 profile: base
 	@scripts/profile.sh
+
+scale: base
+	@DEPS_EXTRA="mkfs.ext4:e2fsprogs /usr/lib/x86_64-linux-gnu/libc.a:libc6-dev" scripts/deps.sh
+	@scripts/scale.sh
 
 xfstests: base
 	@DEPS_EXTRA=debootstrap:debootstrap scripts/deps.sh

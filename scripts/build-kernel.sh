@@ -14,14 +14,19 @@
 # 'kmsan' check plus scripts/kcsan.config or scripts/kmsan.config (make
 # check-kcsan, make check-kmsan, which sets KCC=clang-NN); 'arm64'
 # (with KARCH=arm64, cross-built with Debian's gcc-aarch64-linux-gnu) is
-# the selftests' config plus scripts/arm64.config. On a tree
+# the selftests' config plus scripts/arm64.config; 'uml' (with KARCH=um:
+# User-Mode Linux on x86_64, make scale) is tinyconfig +
+# scripts/uml.config alone, built with x86's SMP barriers
+# (scripts/scale/x86-barriers.h, unless UML_BARRIERS=uml), plus
+# Module.symvers for the bench
+# module. On a tree
 # with the series, 64-bit, scripts/series.config turns its option on.
 # Each scripts/NAME.config gives way to SERIES/NAME.config where a series
 # has its own (config_fragment in lib.sh). KCC=clang builds with clang.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 3 ] || die "usage: $0 SRC OBJ bisect|bench|check|flagroom|i386|xfstests|kcsan|kmsan|arm64"
+[ $# -eq 3 ] || die "usage: $0 SRC OBJ bisect|bench|check|flagroom|i386|xfstests|kcsan|kmsan|arm64|uml"
 src=$(realpath "$1")
 mkdir -p "$2"
 obj=$(realpath "$2")
@@ -30,6 +35,7 @@ arch=${KARCH:-x86_64}
 frags=("$(config_fragment guest.config)")
 image=arch/x86/boot/bzImage
 cross=
+sub=
 case "$3" in
 bisect) frags=("$(config_fragment bisect.config)") ;;
 bench) frags+=("$(config_fragment bench.config)") ;;
@@ -52,7 +58,16 @@ arm64)
 	cross=aarch64-linux-gnu-
 	need_cmd ${cross}gcc gcc-aarch64-linux-gnu
 	;;
-*) die "unknown kernel flavor '$3' (bisect, bench, check, flagroom, i386, xfstests, kcsan, kmsan or arm64)" ;;
+uml)
+	[ "$arch" = um ] || die "flavor uml needs KARCH=um"
+	frags=("$(config_fragment uml.config)")
+	image=linux
+	sub=x86_64
+	if [ "${UML_BARRIERS:-x86}" != uml ]; then
+		export KCFLAGS="-include $TOP/scripts/scale/x86-barriers.h"
+	fi
+	;;
+*) die "unknown kernel flavor '$3' (bisect, bench, check, flagroom, i386, xfstests, kcsan, kmsan, arm64 or uml)" ;;
 esac
 
 if [ "$3" != i386 ] && grep -q '^config PAGECACHE_RCU_FREE$' "$src/mm/Kconfig"; then
@@ -67,7 +82,7 @@ fi
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 export KBUILD_BUILD_USER=filemap-noref KBUILD_BUILD_HOST=guest
 kmake() {
-	make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" CC="$cc" HOSTCC=gcc "$@"
+	make -s -C "$src" O="$obj" ARCH="$arch" ${sub:+SUBARCH=$sub} CROSS_COMPILE="$cross" CC="$cc" HOSTCC=gcc "$@"
 }
 
 for f in flex:flex bison:bison bc:bc; do
@@ -99,5 +114,9 @@ if ! kmake -j"$(nproc)" "${image##*/}" >"$obj/build.log" 2>&1; then
 	grep -E 'error|Error' "$obj/build.log" | head -n 20 >&2
 	tail -n 20 "$obj/build.log" >&2
 	die "kernel build failed in $src (log: $obj/build.log)"
+fi
+if [ "$3" = uml ] && ! kmake -j"$(nproc)" modules >>"$obj/build.log" 2>&1; then
+	tail -n 20 "$obj/build.log" >&2
+	die "make modules (Module.symvers for the bench module) failed in $obj (log: $obj/build.log)"
 fi
 info "built $obj/$image in $(( $(date +%s) - start )) s"

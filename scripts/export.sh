@@ -35,18 +35,18 @@ trap 'rm -rf "$tmp"' EXIT
 git -C "$dir" format-patch -q --zero-commit --no-signature --cover-letter --abbrev=9 \
 	--base=base --subject-prefix="${prefix:-PATCH}" -o "$tmp" base..HEAD
 
-# Fill the cover letter from the text file, and date it like the last patch.
+# Fill the cover letter from the text file (its figures from their results
+# files: scripts/cover-body.sh), and date it like the last patch.
 subject=$(awk '!/^PREFIX=/ { print; exit }' "$cover")
+"$TOP/scripts/cover-body.sh" "$cover" >"$tmp/body"
 last=$(ls "$tmp"/0*.patch | tail -n 1)
 date=$(awk '/^Date: / { print substr($0, 7); exit }' "$last")
-awk -v subj="$subject" -v date="$date" -v body="$cover" '
+awk -v subj="$subject" -v date="$date" -v body="$tmp/body" '
 	/^Date: / && !d { print "Date: " date; d = 1; next }
 	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subj) }
 	/^\*\*\* BLURB HERE \*\*\*$/ {
-		n = 0
 		while ((getline l < body) > 0)
-			if (l !~ /^PREFIX=/ && n++ >= 2)
-				print l
+			print l
 		next
 	}
 	{ print }' "$tmp/0000-cover-letter.patch" >"$tmp/cover" && mv "$tmp/cover" "$tmp/0000-cover-letter.patch"

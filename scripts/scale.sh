@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# scale.sh: make scale. Reads a second per thread, base vs patched, with
+# 1..N CPUs reading one cached file, on User-Mode Linux SMP (ARCH=um,
+# ncpus=N seccomp=on): each UML CPU is a host thread, so the refcount's
+# atomics and cache-line transfers are the host CPU's own (QEMU TCG
+# emulates them). No KVM needed; N defaults to the host's CPUs.
+# A system call from UML user space costs microseconds, so the read loop
+# runs in the kernel: scripts/scale/fnr_scale.c, a module built against
+# each tree (never part of the series), one kthread bound to each CPU
+# calling kernel_read(). Modes: shared (one struct file for all threads),
+# open (the file opened per thread), files (a file per thread: nothing
+# shared, the ceiling); ushared and ufiles are the same from user space
+# (a process a CPU, pread()), what an application sees in UML. Each boot runs every row once (scripts/scale/init.c);
+# SCALE_ROUNDS boots a kernel, alternating base and patched; the table
+# gives medians and ranges (scripts/scale-table.awk).
+# Settings: SCALE_CPUS (default nproc), SCALE_THREADS (default 1, 2, 4 ...
+# up to SCALE_CPUS), SCALE_ROUNDS (5), SCALE_MS (1000 a row),
+# SCALE_SIZES (16,4096,65536), SCALE_MODES (shared,open,files,ushared,ufiles),
+# SCALE_FS (tmpfs,ext4), SCALE_MICRO (the cost of an atomic, a contended
+# atomic and fences: atomic,contend,lfence,mfence,lockadd),
+# SCALE_BARRIERS (x86, the default: both kernels built with x86's SMP
+# barriers, see scripts/scale/x86-barriers.h; uml: UML's own, fences).
+# Writes build/NAME/scale/results.txt (a header of '#' lines saying what
+# ran where, then one line a row and boot) and table.txt
+# (build/NAME/scale-fences/ with SCALE_BARRIERS=uml). The posted
+# version's results.txt is kept as results/NAME/scale.txt, which the cover
+# letter's table is made from (scripts/cover-body.sh).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+cpus=${SCALE_CPUS:-$(nproc)}
+rounds=${SCALE_ROUNDS:-5}
+ms=${SCALE_MS:-1000}
+sizes=${SCALE_SIZES:-16,4096,65536}
+modes=${SCALE_MODES:-shared,open,files,ushared,ufiles}
+fslist=${SCALE_FS:-tmpfs,ext4}
+micro=${SCALE_MICRO:-atomic,contend,lfence,mfence,lockadd}
+export UML_BARRIERS=${SCALE_BARRIERS:-x86}
+case $UML_BARRIERS in
+x86) objname=obj-uml kcflags="-include $TOP/scripts/scale/x86-barriers.h" out=$BUILD/scale ;;
+uml) objname=obj-uml-fences kcflags= out=$BUILD/scale-fences ;;
+*) die "SCALE_BARRIERS=$UML_BARRIERS: x86 or uml" ;;
+esac
+if [ -z "${SCALE_THREADS:-}" ]; then
+	SCALE_THREADS=1
+	for ((n = 2; n < cpus; n *= 2)); do
+		SCALE_THREADS+=",$n"
+	done
+	[ "$cpus" = 1 ] || SCALE_THREADS+=",$cpus"
+fi
+
+"$TOP/scripts/get-base.sh" >/dev/null
+grep -q '^config SMP$' "$BUILD/base/src/arch/um/Kconfig" ||
+	die "$(series_label): User-Mode Linux has no SMP before 7.3; make scale runs on the mainline series only"
+[ "$(uname -m)" = x86_64 ] || die "make scale builds User-Mode Linux for x86_64: this host is $(uname -m)"
+[ -f /usr/lib/x86_64-linux-gnu/libc.a ] ||
+	die "a static libc is needed for the UML init: install the Debian package 'libc6-dev'"
+need_cmd cpio cpio
+need_cmd mkfs.ext4 e2fsprogs
+"$TOP/scripts/apply.sh" "$BUILD/patched/src"
+
+rm -rf "$out"
+mkdir -p "$out"
+gcc -static -O2 -Wall -o "$out/init" "$TOP/scripts/scale/init.c"
+for k in base patched; do
+	KARCH=um "$TOP/scripts/build-kernel.sh" "$BUILD/$k/src" "$BUILD/$k/$objname" uml
+	mkdir -p "$out/mod-$k" "$out/root-$k"
+	cp "$TOP/scripts/scale/fnr_scale.c" "$TOP/scripts/scale/Kbuild" "$out/mod-$k/"
+	KCFLAGS=$kcflags make -s -C "$BUILD/$k/src" O="$BUILD/$k/$objname" ARCH=um SUBARCH=x86_64 \
+		M="$out/mod-$k" modules >"$out/mod-$k/build.log" 2>&1 ||
+		{ cat "$out/mod-$k/build.log" >&2; die "the bench module did not build against the $k tree"; }
+	cp "$out/init" "$out/mod-$k/fnr_scale.ko" "$out/root-$k/"
+	(cd "$out/root-$k" && printf '%s\n' init fnr_scale.ko |
+		cpio -o -H newc --quiet | gzip -9) >"$out/initramfs-$k.cpio.gz"
+done
+
+count() {	# count LIST: the items of a comma-separated list
+	tr , '\n' <<<"$1" | wc -l
+}
+rows=$(( ($(count "$sizes") * $(count "$modes") * $(count "$fslist") + $(count "$micro")) * $(count "$SCALE_THREADS") ))
+
+# boot KERNEL ROUND: one boot, every row; its lines go to raw.txt.
+boot() {
+	local log=$out/boot-$1-$2.log limit
+	# Twice the rows' time, plus a minute for the boot and the files.
+	limit=$(( 60 + rows * ms * 2 / 1000 ))
+	truncate -s 0 "$out/disk.img"
+	truncate -s 256M "$out/disk.img"
+	mkfs.ext4 -q -F "$out/disk.img"
+	info "scale: $1 kernel, round $2 ($cpus CPUs)"
+	if ! timeout --foreground -k 10 "$limit" "$BUILD/$1/$objname/linux" \
+		mem=1G ncpus="$cpus" seccomp=on initrd="$out/initramfs-$1.cpio.gz" \
+		rdinit=/init ubd0="$out/disk.img" con0=fd:0,fd:1 con=null \
+		scale_kernel="$1" scale_round="$2" scale_ms="$ms" \
+		scale_threads="$SCALE_THREADS" scale_sizes="$sizes" \
+		scale_modes="$modes" scale_fs="$fslist" scale_micro="$micro" \
+		</dev/null >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		die "the $1 UML kernel failed or hung (limit $limit s); log: $log"
+	fi
+	if grep -q '^scale error' "$log" || ! grep -q '^scale done' "$log"; then
+		tail -n 30 "$log" >&2
+		die "the $1 UML run did not finish its rows; log: $log"
+	fi
+	grep '^scale kernel=' "$log" >>"$out/raw.txt"
+}
+
+start=$(date +%s)
+for r in $(seq "$rounds"); do
+	boot base "$r"
+	boot patched "$r"
+done
+{
+	echo "# make scale, $(series_label), $(awk '/^PREFIX=/ { print substr($0, 8); exit }' "$TOP/Documentation/cover-letter.txt"), $(date -u +%Y-%m-%d)"
+	echo "# host: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs, Linux $(uname -r)"
+	echo "# User-Mode Linux SMP, ncpus=$cpus, barriers: $UML_BARRIERS; $rounds boots a kernel, alternating, $ms ms a row ($(( $(date +%s) - start )) s of boots)"
+	echo "# threads $SCALE_THREADS; sizes $sizes; modes $modes; fs $fslist; pieces $micro"
+	cat "$out/raw.txt"
+} >"$out/results.txt"
+awk -f "$TOP/scripts/scale-table.awk" "$out/results.txt" | tee "$out/table.txt"
+info "make scale: $out/table.txt (results: $out/results.txt)"
