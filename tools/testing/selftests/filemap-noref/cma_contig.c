@@ -110,7 +110,19 @@ static long meminfo_mib(const char *name)
 	return fnr_proc_value("/proc/meminfo", name) / 1024;
 }
 
-TEST(alloc_after_hot_cache)
+/* A fixture only for a timeout above kselftest_harness's 30 s. */
+FIXTURE(cma) {
+};
+
+FIXTURE_SETUP(cma)
+{
+}
+
+FIXTURE_TEARDOWN(cma)
+{
+}
+
+TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
 {
 	long total_mib, chunk, used_mib, cma_total, cma_free;
 	int fd[NFILES], i, ret;

@@ -1300,7 +1300,8 @@ FIXTURE_TEARDOWN_PARENT(evict)
 	files_remove(&self->st);
 }
 
-TEST_F_TIMEOUT(evict, race, 120)
+/* Above the longest race: FNR_SECONDS at most 90, offline 3 times that. */
+TEST_F_TIMEOUT(evict, race, 360)
 {
 	long secs = variant->control ?
 		    fnr_env_long("FNR_CONTROL_SECONDS", 30, 1, 90) :

@@ -28,8 +28,9 @@
  * Needs cgroup v2 at /sys/fs/cgroup with the memory controller; skips
  * otherwise.  On a kernel without the series there is no rcu_free_pending
  * key and only the OOM and leak checks run.  Each test churns for
- * FNR_SECONDS (default 3), and on slow kernels (KASAN) longer, up to 60 s,
- * until 4 x memory.max went through and a pending page was seen.
+ * FNR_SECONDS (default 3, at most 60), and on slow kernels (KASAN) longer,
+ * up to 60 s, until 4 x memory.max went through and a pending page was
+ * seen.
  * Environment: FNR_DIR, FNR_SECONDS.
  */
 #ifndef _GNU_SOURCE
@@ -52,6 +53,8 @@
 #define DRAIN_TIMEOUT	5.0
 #define ENOUGH_LIMITS	4	/* churn at least 4 x memory.max */
 #define MAX_SECONDS	60
+/* Above MAX_SECONDS of churn, the drains and the stat flushes. */
+#define TEST_SECONDS	120
 #define STAT_FLUSH_US	2500000	/* memcg stats flush every 2 s */
 #define FORCE_SLACK	FNR_MIB	/* 0.2 MiB seen once */
 #define LEAK_SLACK	FNR_MIB	/* slab and the like: 376 KiB seen on tmpfs */
@@ -64,7 +67,9 @@ static int seconds(void)
 {
 	const char *s = getenv("FNR_SECONDS");
 
-	return s && atoi(s) > 0 ? atoi(s) : 3;
+	if (!s || atoi(s) <= 0)
+		return 3;
+	return atoi(s) < MAX_SECONDS ? atoi(s) : MAX_SECONDS;
 }
 
 FIXTURE(memcg) {
@@ -195,7 +200,7 @@ static void run_churners(struct __test_metadata *_metadata,
 }
 
 /* Two churners of 16 MiB files: reclaim in the cgroup frees hot folios. */
-TEST_F(memcg, churn)
+TEST_F_TIMEOUT(memcg, churn, TEST_SECONDS)
 {
 	run_churners(_metadata, self, 2, 16 * FNR_MIB, 0, true);
 }
@@ -208,7 +213,7 @@ TEST_F(memcg, churn)
  * OOM.  Most of the file is reclaimed before its second read here, so few
  * folios get hot: rcu_free_pending may stay 0.
  */
-TEST_F(memcg, churn_next_to_anon)
+TEST_F_TIMEOUT(memcg, churn_next_to_anon, TEST_SECONDS)
 {
 	if (self->tmpfs)
 		SKIP(return, "no swap in the cgroup: tmpfs cannot be reclaimed next to anon");
@@ -320,13 +325,13 @@ static void limit_after_truncate(struct __test_metadata *_metadata,
 }
 
 /* memory.max lowered below the pending pages of a truncated hot file. */
-TEST_F(memcg, max_after_truncate)
+TEST_F_TIMEOUT(memcg, max_after_truncate, TEST_SECONDS)
 {
 	limit_after_truncate(_metadata, self, "max");
 }
 
 /* memory.reclaim asked for pages that are only pending. */
-TEST_F(memcg, reclaim_after_truncate)
+TEST_F_TIMEOUT(memcg, reclaim_after_truncate, TEST_SECONDS)
 {
 	limit_after_truncate(_metadata, self, "reclaim");
 }

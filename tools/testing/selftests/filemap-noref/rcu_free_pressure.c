@@ -11,7 +11,7 @@
  * (and 0 stops them), and that the lists of a CPU taken offline still drain.
  *
  * They skip on kernels without the counter.  Environment: FNR_DIR,
- * FNR_SECONDS (default 3).
+ * FNR_SECONDS (default 3, at most 60).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -25,12 +25,16 @@
 #define HOT_SIZE	(16 * FNR_MIB)	/* 4096 pages, 4x the expedite limit */
 #define DRAIN_TIMEOUT	5.0		/* seconds; TCG guests are slow */
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+/* Above 60 s of churn, or five CPU offlines with their drains. */
+#define TEST_SECONDS	120
 
 static int seconds(void)
 {
 	const char *s = getenv("FNR_SECONDS");
 
-	return s && atoi(s) > 0 ? atoi(s) : 3;
+	if (!s || atoi(s) <= 0)
+		return 3;
+	return atoi(s) < 60 ? atoi(s) : 60;
 }
 
 static bool pin_to(int cpu)
@@ -106,7 +110,7 @@ static long expedites_for_truncate(const char *path, long limit)
 }
 
 /* Both interfaces show the counter. */
-TEST_F(pressure, counter_visible)
+TEST_F_TIMEOUT(pressure, counter_visible, TEST_SECONDS)
 {
 	long kb = fnr_proc_value("/proc/meminfo", "RcuFreePending");
 
@@ -118,7 +122,7 @@ TEST_F(pressure, counter_visible)
  * Churn hot files from two processes, sampling the counter; it must rise
  * (otherwise this test checks nothing) and come back to exactly 0.
  */
-TEST_F(pressure, counter_returns_to_zero)
+TEST_F_TIMEOUT(pressure, counter_returns_to_zero, TEST_SECONDS)
 {
 	struct fnr_churners c;
 	long v, peak = 0;
@@ -152,7 +156,7 @@ TEST_F(pressure, counter_returns_to_zero)
  * Truncating 4096 hot pages on one CPU crosses the default limit of 1024
  * and starts an expedited grace period; with the limit at 0 none starts.
  */
-TEST_F(pressure, expedite_limit)
+TEST_F_TIMEOUT(pressure, expedite_limit, TEST_SECONDS)
 {
 	long n;
 
@@ -175,7 +179,7 @@ TEST_F(pressure, expedite_limit)
  * period), take CPU 1 offline at once: its lists must still drain and the
  * counter come back to exactly 0.
  */
-TEST_F(pressure, cpu_offline_drains)
+TEST_F_TIMEOUT(pressure, cpu_offline_drains, TEST_SECONDS)
 {
 	long pending = 0;
 	int try;

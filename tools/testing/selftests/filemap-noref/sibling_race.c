@@ -166,7 +166,8 @@ FIXTURE_TEARDOWN_PARENT(sibling)
 		unlink(self->path);
 }
 
-TEST_F_TIMEOUT(sibling, race, 120)
+/* Above the longest race: FNR_SECONDS at most 90. */
+TEST_F_TIMEOUT(sibling, race, 150)
 {
 	long secs = fnr_env_long("FNR_SECONDS", 4, 1, 90);
 	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);

@@ -585,7 +585,8 @@ static void race_wait(struct split_race *r, long seconds, bool control)
 	fnr_set_stop(&r->ctl);
 }
 
-TEST_F_TIMEOUT(split, race, 120)
+/* Above the longest race: 180 s (a control run, or nonzero_index). */
+TEST_F_TIMEOUT(split, race, 240)
 {
 	long secs = variant->control ?
 		    fnr_env_long("FNR_CONTROL_SECONDS", 180, 1, 180) :
