@@ -7,6 +7,7 @@
 # a kernel splat or a hung guest. A second boot runs the control runs
 # (freed memory read on purpose; they pass when they find it). Two boots
 # with 512 MiB find the OOM edge of the base and of the patched kernel.
+# A skip that scripts/expected-skips does not list is a failure.
 # Boots with movable memory blocks run the memory offlining race and its
 # control run, in two layouts: boot memory made movable (movablecore=),
 # and a pc-dimm that the guest hot-adds through ACPI and onlines movable.
@@ -245,6 +246,22 @@ fi
 if [ $guest_ok = 0 ]; then
 	fail_line "the guest run (timeout, unclean end or kernel splat, see above)"
 	fail=$((fail + 1))
+fi
+# No silent skips: every skip in the guest boots must be one the series
+# expects (scripts/expected-skips, or SERIES/expected-skips), each with its
+# reason. Not on the debug kernel, which has no control boots.
+if [ "${DEBUG:-0}" != 1 ]; then
+	skip_args=(boot=check "$out/results.log")
+	for b in control hotmem hotmem-dimm hotmem-control hotmem-dimm-control oom-base oom-patched; do
+		[ -f "$out/$b/results.log" ] && skip_args+=("boot=$b" "$out/$b/results.log")
+	done
+	expected=$(config_fragment expected-skips)
+	if ! awk -f "$TOP/scripts/skip-check.awk" "$expected" "${skip_args[@]}" >"$out/skips.txt"; then
+		cat "$out/skips.txt" >&2
+		n=$(awk '/^not ok/ { n++ } END { print n ? n : 1 }' "$out/skips.txt")
+		fail_line "$n skip(s) that ${expected#"$TOP"/} does not list (see above): add each with its reason, or fix the test"
+		fail=$((fail + n))
+	fi
 fi
 closing="check $(series_label): $pass passed, $fail failed, $skip skipped"
 echo "$closing"
