@@ -25,7 +25,7 @@ git -C "$dir" checkout -q --detach base
 
 rm -rf "$out"
 mkdir -p "$out"
-cover=$(sed -n 's/^Message-ID: //p' "$mbox" | head -n 1)
+cover=$(sed -n '/^Message-ID: /{s///p;q}' "$mbox")
 if ! (cd "$dir" && timeout 300 b4 am -m "$mbox" -o "$out" "$cover") >"$BUILD/b4/am.log" 2>&1; then
 	cat "$BUILD/b4/am.log" >&2
 	die "b4 am failed on $mbox (log: $BUILD/b4/am.log)"

@@ -18,9 +18,10 @@ letter=$SDIR/patches/0000-cover-letter.patch
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$TOP/scripts/cover-body.sh" "$cover" >"$tmp/body"
-# The text starts after the mail headers' blank line.
-awk 'body { print } /^$/ && !body { body = 1 }' "$letter" |
-	head -n "$(wc -l <"$tmp/body")" >"$tmp/letter"
+# The text starts after the mail headers' blank line; as many lines as
+# the body has (no head(1): awk would die of SIGPIPE under pipefail).
+awk -v n="$(wc -l <"$tmp/body")" 'body && c++ < n { print } /^$/ && !body { body = 1 }' \
+	"$letter" >"$tmp/letter"
 if ! diff -u "$tmp/body" "$tmp/letter" >"$tmp/diff"; then
 	head -n 20 "$tmp/diff" >&2
 	die "${letter#"$TOP"/} differs from ${cover#"$TOP"/} with its results files (+: the letter); run make export SERIES=$SERIES"

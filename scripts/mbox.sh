@@ -13,7 +13,7 @@ cover=$SDIR/patches/0000-cover-letter.patch
 [ -f "$cover" ] || die "$cover is missing (make export SERIES=$SERIES)"
 ver=$(sed -n 's/^Subject: \[.* \(v[0-9]\+\) 0\+\/.*/\1/p' "$cover")
 [ -n "$ver" ] || die "$cover: no 'vN 00/NN' in its Subject:"
-domain=$(sed -n 's/^M:.*@\([^>]*\)>.*/\1/p' "$TOP/MAINTAINERS" | head -n 1)
+domain=$(sed -n '/^M:.*@/{s/^M:.*@\([^>]*\)>.*/\1/p;q}' "$TOP/MAINTAINERS")
 [ -n "$domain" ] || die "MAINTAINERS: no M: line with an address"
 msgid() {
 	printf '<filemap-noref-%s-%s-%02d@%s>' "$(base_field NAME)" "$ver" "$1" "$domain"
