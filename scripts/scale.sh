@@ -22,7 +22,8 @@
 # SCALE_BARRIERS (x86, the default: both kernels built with x86's SMP
 # barriers, see scripts/scale/x86-barriers.h; uml: UML's own, fences).
 # Writes build/NAME/scale/results.txt (a header of '#' lines saying what
-# ran where, then one line a row and boot) and table.txt
+# ran where, then one line a row and boot), table.txt and chart.svg/.png
+# (scripts/scale-chart.sh)
 # (build/NAME/scale-fences/ with SCALE_BARRIERS=uml). The posted
 # version's results.txt is kept as results/NAME/scale.txt, which the cover
 # letter's table is made from (scripts/cover-body.sh).
@@ -119,4 +120,5 @@ done
 	cat "$out/raw.txt"
 } >"$out/results.txt"
 awk -f "$TOP/scripts/scale-table.awk" "$out/results.txt" | tee "$out/table.txt"
-info "make scale: $out/table.txt (results: $out/results.txt)"
+"$TOP/scripts/scale-chart.sh" "$out/results.txt" "$out"
+info "make scale: $out/table.txt, chart.svg and chart.png (results: $out/results.txt)"
