@@ -18,9 +18,8 @@
 # User-Mode Linux on x86_64, make scale) is tinyconfig +
 # scripts/uml.config alone, built with x86's SMP barriers
 # (scripts/scale/x86-barriers.h, unless UML_BARRIERS=uml), plus
-# Module.symvers for the bench
-# module. On a tree
-# with the series, 64-bit, scripts/series.config turns its option on.
+# Module.symvers for the bench module. On a tree with the series, 64-bit,
+# scripts/series.config turns its option on.
 # Each scripts/NAME.config gives way to SERIES/NAME.config where a series
 # has its own (config_fragment in lib.sh). KCC=clang builds with clang.
 set -euo pipefail
