@@ -11,26 +11,32 @@
 # calling kernel_read(). Modes: shared (one struct file for all threads),
 # open (the file opened per thread), files (a file per thread: nothing
 # shared, the ceiling); ushared and ufiles are the same from user space
-# (a process a CPU, pread()), what an application sees in UML. Each boot runs every row once (scripts/scale/init.c);
-# SCALE_ROUNDS boots a kernel, alternating base and patched; the table
-# gives medians and ranges (scripts/scale-table.awk).
-# Settings: SCALE_CPUS (default nproc), SCALE_THREADS (default 1, 2, 4 ...
-# up to SCALE_CPUS), SCALE_ROUNDS (5), SCALE_MS (1000 a row),
-# SCALE_SIZES (16,4096,65536), SCALE_MODES (shared,open,files,ushared,ufiles),
-# SCALE_FS (tmpfs,ext4), SCALE_MICRO (the cost of an atomic, a contended
-# atomic and fences: atomic,contend,lfence,mfence,lockadd),
-# SCALE_BARRIERS (x86, the default: both kernels built with x86's SMP
-# barriers, see scripts/scale/x86-barriers.h; uml: UML's own, fences).
+# (a process a CPU, pread()), what an application sees in UML. Each boot
+# runs every row once (scripts/scale/init.c); SCALE_ROUNDS boots a
+# kernel, alternating base and patched; the table gives medians and
+# ranges (scripts/scale-table.awk).
+# Settings: SCALE_CPUS (default nproc, at most 64, UML's NR_CPUS here),
+# SCALE_THREADS (default 1, 2, 4 ... up to SCALE_CPUS), SCALE_ROUNDS (5),
+# SCALE_MS (1000 a row), SCALE_SIZES (16,4096,65536), SCALE_MODES
+# (shared,open,files,ushared,ufiles), SCALE_FS (tmpfs,ext4), SCALE_MICRO
+# (the cost of an atomic, a contended atomic and fences:
+# atomic,contend,lfence,mfence,lockadd), SCALE_BARRIERS (x86, the
+# default: both kernels built with x86's SMP barriers, see
+# scripts/scale/x86-barriers.h; uml: UML's own, fences).
 # Writes build/NAME/scale/results.txt (a header of '#' lines saying what
 # ran where, then one line a row and boot), table.txt and chart.svg/.png
-# (scripts/scale-chart.sh)
-# (build/NAME/scale-fences/ with SCALE_BARRIERS=uml). The posted
-# version's results.txt is kept as results/NAME/scale.txt, which the cover
-# letter's table is made from (scripts/cover-body.sh).
+# (scripts/scale-chart.sh); build/NAME/scale-fences/ with
+# SCALE_BARRIERS=uml. The posted version's results.txt is kept as
+# results/NAME/scale.txt, which the cover letter's table is made from
+# (scripts/cover-body.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 cpus=${SCALE_CPUS:-$(nproc)}
+if [ "$cpus" -gt 64 ]; then
+	info "scale: $cpus CPUs, but scripts/uml.config has NR_CPUS=64: using 64"
+	cpus=64
+fi
 rounds=${SCALE_ROUNDS:-5}
 ms=${SCALE_MS:-1000}
 sizes=${SCALE_SIZES:-16,4096,65536}
