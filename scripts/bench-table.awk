@@ -4,16 +4,6 @@
 # the TSV file named by -v tsv=FILE; -v oom_mib=N: the oom guest's memory.
 # POSIX awk (mawk).
 
-function median(list,    v, n, i, j, t) {
-	n = split(list, v, " ")
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
-			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
-		}
-	lo = v[1]; hi = v[n]
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
-
 {
 	kernel = $1; job = $2
 	delete kv

@@ -83,7 +83,7 @@ for job in $jobs; do
 	esac
 done
 
-awk -f "$TOP/scripts/bench-table.awk" -v tsv="$out/results.tsv" -v oom_mib=$oom_mib \
+awk -f "$TOP/scripts/median.awk" -f "$TOP/scripts/bench-table.awk" -v tsv="$out/results.tsv" -v oom_mib=$oom_mib \
 	"$out/raw.txt"
 info "results: $out/results.tsv (raw lines: $out/raw.txt)"
 case " $jobs " in

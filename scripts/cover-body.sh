@@ -23,7 +23,7 @@ while IFS= read -r line; do
 	"@figures scale "*)
 		f=${line#@figures scale }
 		[ -f "$TOP/$f" ] || die "$1: the results file $f is missing"
-		awk -v brief=1 -f "$TOP/scripts/scale-table.awk" "$TOP/$f"
+		awk -v brief=1 -f "$TOP/scripts/median.awk" -f "$TOP/scripts/scale-table.awk" "$TOP/$f"
 		;;
 	"@figures"*) die "$1: unknown figures line '$line' (only '@figures scale FILE')" ;;
 	*) printf '%s\n' "$line" ;;

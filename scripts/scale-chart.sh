@@ -15,52 +15,11 @@ need_cmd gnuplot gnuplot-nox
 mkdir -p "$out"
 
 # OUTDIR/chart-FS-SIZE.dat: threads, then the medians of base shared, base
-# files, patched shared, patched files (millions of reads a second).
+# files, patched shared, patched files (millions of reads a second), from
+# scripts/scale-table.awk.
 rm -f "$out"/chart-*.dat
-awk -v out="$out" '
-function median(list,    v, n, i, j, t) {
-	n = split(list, v, " ")
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
-			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
-		}
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
-/^#/ { next }
-{
-	delete f
-	for (i = 2; i <= NF; i++) {
-		split($i, kv, "=")
-		f[kv[1]] = kv[2]
-	}
-	if (f["fs"] == "cpu" || f["mode"] !~ /^(shared|files)$/)
-		next
-	p = f["fs"] "-" f["size"]
-	if (!(p in seen)) {
-		seen[p] = 1
-		panels[++np] = p
-	}
-	thr[p, f["threads"]] = f["threads"]
-	v[p, f["threads"], f["kernel"], f["mode"]] = v[p, f["threads"], f["kernel"], f["mode"]] " " f["per_thread"] / 1e6
-}
-END {
-	for (i = 1; i <= np; i++) {
-		p = panels[i]
-		cmd = "sort -n >" out "/chart-" p ".dat"
-		for (k in thr) {
-			split(k, kk, SUBSEP)
-			if (kk[1] != p)
-				continue
-			t = kk[2]
-			line = sprintf("%d %.4f %.4f %.4f %.4f", t,
-				median(v[p, t, "base", "shared"]), median(v[p, t, "base", "files"]),
-				median(v[p, t, "patched", "shared"]), median(v[p, t, "patched", "files"]))
-			print line | cmd
-		}
-		close(cmd)
-		print p
-	}
-}' "$results" >"$out/chart-panels.txt"
+awk -v dat="$out" -f "$TOP/scripts/median.awk" -f "$TOP/scripts/scale-table.awk" \
+	"$results" >"$out/chart-panels.txt"
 [ -s "$out/chart-panels.txt" ] || die "$results has no read rows"
 
 cmds=

@@ -17,20 +17,15 @@
 #     bandwidth): a machine whose CPUs are its own reads t1 on each.
 #     Predicted reads a second per thread at 8, 16 and 64 CPUs, and
 #     patched/base.
+# With -v dat=DIR (scripts/scale-chart.sh): no table; DIR/chart-FS-SIZE.dat
+# for each file system and read size, a line a thread count: the threads,
+# then the medians of base shared, base files, patched shared, patched
+# files; prints the FS-SIZE names.
+# Needs scripts/median.awk loaded first (awk -f median.awk -f this).
 # With -v brief=1 (the cover letter): the kthread rows of 16 B and 4 KiB
 # reads with one struct file (shared) and a file per thread (files), and
 # the model of 16 B reads.  Lines starting with '#' are comments (the
 # results file's header).
-
-function median(list,    v, n, i, j, t) {
-	n = split(list, v, " ")
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
-			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
-		}
-	lo = v[1]; hi = v[n]
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
 
 /^#/ { next }
 
@@ -63,7 +58,30 @@ function median(list,    v, n, i, j, t) {
 	vals[row, f["kernel"]] = vals[row, f["kernel"]] " " f["per_thread"] / 1e6
 }
 
+function chart_data(    i, r, p, f, t) {
+	for (i = 1; i <= rows; i++) {
+		split(order[i], r, SUBSEP)
+		if (r[4] != "shared")
+			continue
+		p = r[1] "-" r[2]
+		f = dat "/chart-" p ".dat"
+		if (!(p in panel)) {
+			panel[p] = 1
+			printf "" >f
+			print p
+		}
+		t = r[1] SUBSEP r[2] SUBSEP r[3] SUBSEP
+		printf "%d %.4f %.4f %.4f %.4f\n", r[3], median(vals[t "shared", "base"]),
+			median(vals[t "files", "base"]), median(vals[t "shared", "patched"]),
+			median(vals[t "files", "patched"]) >>f
+	}
+}
+
 END {
+	if (dat != "") {
+		chart_data()
+		exit
+	}
 	for (k in boots) {
 		split(k, kr, SUBSEP)
 		nboots[kr[1]]++

@@ -125,6 +125,6 @@ done
 	echo "# threads $SCALE_THREADS; sizes $sizes; modes $modes; fs $fslist; pieces $micro"
 	cat "$out/raw.txt"
 } >"$out/results.txt"
-awk -f "$TOP/scripts/scale-table.awk" "$out/results.txt" | tee "$out/table.txt"
+awk -f "$TOP/scripts/median.awk" -f "$TOP/scripts/scale-table.awk" "$out/results.txt" | tee "$out/table.txt"
 "$TOP/scripts/scale-chart.sh" "$out/results.txt" "$out"
 info "make scale: $out/table.txt, chart.svg and chart.png (results: $out/results.txt)"
