@@ -118,6 +118,34 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/*
+ * Print a row: each thread's reads a second from its @reads in @ns
+ * nanoseconds; @hot and @order as fnr_scale.ko gave them ("-" and -1 for
+ * the user-space rows).
+ */
+static void print_row(const char *fs, const char *mode, long size,
+		      int threads, const double *reads, const double *ns,
+		      const char *hot, int order)
+{
+	double r, total = 0, min = 0, max = 0;
+	int i;
+
+	for (i = 0; i < threads; i++) {
+		if (!ns[i])
+			fail("%s %s: thread %d ran no time", fs, mode, i);
+		r = reads[i] * 1e9 / ns[i];
+		total += r;
+		if (!i || r < min)
+			min = r;
+		if (r > max)
+			max = r;
+	}
+	printf("scale kernel=%s round=%s fs=%s mode=%s size=%ld threads=%d total=%.0f per_thread=%.0f min=%.0f max=%.0f hot=%s order=%d\n",
+	       param("scale_kernel", "?"), param("scale_round", "0"), fs, mode,
+	       size, threads, total, total / threads, min, max, hot, order);
+	fflush(stdout);
+}
+
 /* User-space rows: @threads processes pread() @size bytes at offset 0. */
 static void run_urow(const char *fs, const char *prefix, int threads,
 		     const char *ms, long size, const char *mode)
@@ -127,7 +155,7 @@ static void run_urow(const char *fs, const char *prefix, int threads,
 		struct { double reads, ns; } t[64];
 	} *shm;
 	bool shared = !strcmp(mode, "ushared");
-	double r, total = 0, min = 0, max = 0, t0, end;
+	double reads[64], ns[64], t0, end;
 	char path[256], buf[FILE_SIZE];
 	int i, fd = -1, status;
 	cpu_set_t cpus;
@@ -180,18 +208,11 @@ static void run_urow(const char *fs, const char *prefix, int threads,
 	if (fd >= 0)
 		close(fd);
 	for (i = 0; i < threads; i++) {
-		r = shm->t[i].reads * 1e9 / shm->t[i].ns;
-		total += r;
-		if (!i || r < min)
-			min = r;
-		if (r > max)
-			max = r;
+		reads[i] = shm->t[i].reads;
+		ns[i] = shm->t[i].ns;
 	}
 	munmap(shm, sizeof(*shm));
-	printf("scale kernel=%s round=%s fs=%s mode=%s size=%ld threads=%d total=%.0f per_thread=%.0f min=%.0f max=%.0f hot=-\n",
-	       param("scale_kernel", "?"), param("scale_round", "0"), fs, mode,
-	       size, threads, total, total / threads, min, max);
-	fflush(stdout);
+	print_row(fs, mode, size, threads, reads, ns, "-", -1);
 }
 
 static void run_row(const char *fs, const char *prefix, int threads,
@@ -199,8 +220,7 @@ static void run_row(const char *fs, const char *prefix, int threads,
 {
 	char cmd[512], res[2048], hot[32], *p;
 	int order;
-	unsigned long long reads[64], ns[64];
-	double r, total = 0, min = 0, max = 0;
+	double reads[64], ns[64];
 	int fd, i, h, f;
 	ssize_t n;
 
@@ -223,30 +243,17 @@ static void run_row(const char *fs, const char *prefix, int threads,
 		fail("fnr_scale: bad result '%s'", res);
 	p += 6;
 	for (i = 0; i < threads; i++)
-		reads[i] = strtoull(p, &p, 10);
+		reads[i] = strtod(p, &p);
 	p = strstr(p, "ns ");
 	if (!p)
 		fail("fnr_scale: bad result '%s'", res);
 	p += 3;
 	for (i = 0; i < threads; i++)
-		ns[i] = strtoull(p, &p, 10);
+		ns[i] = strtod(p, &p);
 	p = strstr(p, "hot ");
 	if (!p || sscanf(p, "hot %31s order %d", hot, &order) != 2)
 		fail("fnr_scale: bad result '%s'", res);
-	for (i = 0; i < threads; i++) {
-		if (!ns[i])
-			fail("fnr_scale: thread %d ran no time", i);
-		r = reads[i] * 1e9 / ns[i];
-		total += r;
-		if (!i || r < min)
-			min = r;
-		if (r > max)
-			max = r;
-	}
-	printf("scale kernel=%s round=%s fs=%s mode=%s size=%ld threads=%d total=%.0f per_thread=%.0f min=%.0f max=%.0f hot=%s order=%d\n",
-	       param("scale_kernel", "?"), param("scale_round", "0"), fs, mode,
-	       size, threads, total, total / threads, min, max, hot, order);
-	fflush(stdout);
+	print_row(fs, mode, size, threads, reads, ns, hot, order);
 	/* Each opened file's folios must be hot on a kernel with the series. */
 	if (sscanf(hot, "%d/%d", &h, &f) != 2 || (h >= 0 && h != f))
 		fail("%s %s: only %s files hot: the premise of the row fails",
