@@ -215,13 +215,31 @@ static void run_urow(const char *fs, const char *prefix, int threads,
 	print_row(fs, mode, size, threads, reads, ns, "-", -1);
 }
 
+/*
+ * Read @n numbers after @key in fnr_scale.ko's answer @p into @out; return
+ * where they end.
+ */
+static char *parse_list(char *p, const char *key, double *out, int n)
+{
+	char *start = p;
+	int i;
+
+	p = strstr(p, key);
+	if (!p)
+		fail("fnr_scale: no '%s' in '%s'", key, start);
+	p += strlen(key);
+	for (i = 0; i < n; i++)
+		out[i] = strtod(p, &p);
+	return p;
+}
+
 static void run_row(const char *fs, const char *prefix, int threads,
 		    const char *ms, long size, const char *mode)
 {
 	char cmd[512], res[2048], hot[32], *p;
 	int order;
 	double reads[64], ns[64];
-	int fd, i, h, f;
+	int fd, h, f;
 	ssize_t n;
 
 	if (threads < 1 || threads > 64)
@@ -238,18 +256,8 @@ static void run_row(const char *fs, const char *prefix, int threads,
 		fail("fnr_scale: no result for '%s'", cmd);
 	close(fd);
 	res[n] = 0;
-	p = strstr(res, "reads ");
-	if (!p)
-		fail("fnr_scale: bad result '%s'", res);
-	p += 6;
-	for (i = 0; i < threads; i++)
-		reads[i] = strtod(p, &p);
-	p = strstr(p, "ns ");
-	if (!p)
-		fail("fnr_scale: bad result '%s'", res);
-	p += 3;
-	for (i = 0; i < threads; i++)
-		ns[i] = strtod(p, &p);
+	p = parse_list(res, "reads ", reads, threads);
+	p = parse_list(p, "ns ", ns, threads);
 	p = strstr(p, "hot ");
 	if (!p || sscanf(p, "hot %31s order %d", hot, &order) != 2)
 		fail("fnr_scale: bad result '%s'", res);
