@@ -20,6 +20,8 @@ set -euo pipefail
 
 suffix=
 append="init_on_free=1"
+# A series' BASE may add kernel arguments for every guest of make check.
+[ -z "$(base_field GUEST_APPEND)" ] || append+=" $(base_field GUEST_APPEND)"
 if [ "${DEBUG:-0}" = 1 ]; then
 	suffix=-debug
 	append+=" panic_on_warn=1 debug_pagealloc=on"
