@@ -15,7 +15,7 @@ export SERIES DEBUG
 ALL_SERIES := . backports/6.12
 SERIES_TO_CHECK := $(if $(filter file,$(origin SERIES)),$(ALL_SERIES),$(or $(SERIES),.))
 
-.PHONY: all check check-one check-figures check-debug check-also check-b4 mbox check-series check-matrix check-arm64 check-compilers check-kcsan check-kmsan htmldocs bench profile scale xfstests deps base apply quilt-check export sync-selftests clean help
+.PHONY: all check check-one check-figures check-debug check-also check-b4 mbox check-series check-matrix check-distro check-arm64 check-compilers check-kcsan check-kmsan htmldocs bench profile scale xfstests deps base apply quilt-check export sync-selftests clean help
 
 all: help
 
@@ -58,6 +58,8 @@ help:
 	@echo "                  checkpatch --strict each"
 	@echo "                  (.ci/run: the mainline only)"
 	@echo "make check-matrix page-flag room (NUMA, MAXSMP, MGLRU...) and i386"
+	@echo "make check-distro Debian's own kernel config: page->flags layout with"
+	@echo "                  the series, and mm/ plus the touched files compile"
 	@echo "make check-arm64  cross-build for arm64 (MTE), boot QEMU virt, run the"
 	@echo "                  selftests there"
 	@echo "make check-compilers  clang build; W=1 and sparse against the base"
@@ -105,6 +107,9 @@ check-series: base
 check-matrix: base
 	@DEPS_EXTRA=/usr/lib32/libc.a:gcc-multilib scripts/deps.sh
 	@scripts/check-matrix.sh
+
+check-distro: base
+	@scripts/check-distro.sh
 
 check-arm64: base
 	@DEPS_EXTRA="aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu qemu-system-aarch64:qemu-system-arm /usr/aarch64-linux-gnu/lib/libc.a:libc6-dev-arm64-cross" scripts/deps.sh

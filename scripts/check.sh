@@ -267,6 +267,19 @@ if [ "${DEBUG:-0}" != 1 ]; then
 fi
 closing="check $(series_label): $pass passed, $fail failed, $skip skipped"
 echo "$closing"
+# What was tested, a line per program and file system: the cover
+# letter's table (scripts/tested-table.awk) once copied to
+# results/NAME/check.txt.
+tested_args=(boot=host "$out/host.log" boot=check "$out/results.log")
+for b in control hotmem hotmem-dimm hotmem-control hotmem-dimm-control; do
+	tested_args+=("boot=$b" "$out/$b/results.log")
+done
+[ ! -s "$out/oom/results.tap" ] || tested_args+=(boot=oom "$out/oom/results.tap")
+{
+	echo "# kernel $(base_field VERSION)"
+	echo "# closing $closing"
+	awk -f "$TOP/scripts/tested.awk" "${tested_args[@]}"
+} >"$out/tested.txt"
 if [ -n "${CHECK_CLOSING:-}" ]; then
 	{ echo "$closing"; cat "$failed"; } >"$CHECK_CLOSING"
 fi

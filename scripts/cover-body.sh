@@ -4,9 +4,11 @@
 # COVER (its PREFIX= line, subject and the blank line after it dropped),
 # with each line "@figures scale FILE" replaced by the table that
 # scripts/scale-table.awk (brief) makes of the results file FILE (a path
-# from the top of the workbench). The figures come from their results
-# file, never by hand: make export writes them, make check-figures
-# proves the exported cover letter still has them.
+# from the top of the workbench), and each "@figures tested FILE..." by
+# scripts/tested-table.awk's table of make check's results files. The
+# figures come from their results files, never by hand: make export
+# writes them, make check-figures proves the exported cover letter still
+# has them.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -25,7 +27,15 @@ while IFS= read -r line; do
 		[ -f "$TOP/$f" ] || die "$1: the results file $f is missing"
 		awk -v brief=1 -f "$TOP/scripts/median.awk" -f "$TOP/scripts/scale-table.awk" "$TOP/$f"
 		;;
-	"@figures"*) die "$1: unknown figures line '$line' (only '@figures scale FILE')" ;;
+	"@figures tested "*)
+		files=()
+		for f in ${line#@figures tested }; do
+			[ -f "$TOP/$f" ] || die "$1: the results file $f is missing"
+			files+=("$TOP/$f")
+		done
+		awk -f "$TOP/scripts/tested-table.awk" "${files[@]}"
+		;;
+	"@figures"*) die "$1: unknown figures line '$line' (only '@figures scale FILE' and '@figures tested FILE...')" ;;
 	*) printf '%s\n' "$line" ;;
 	esac
 done <"$1"

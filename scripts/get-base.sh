@@ -34,33 +34,8 @@ src=$dest/src
 if git --git-dir="$gitdir" rev-parse -q --verify base >/dev/null 2>&1; then
 	tree=$(git --git-dir="$gitdir" rev-parse 'base^{tree}')
 else
-	need_cmd apt-get apt
 	need_cmd dpkg-deb dpkg
-	# The mirror the machine's apt sources name for this archive.
-	uri=
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		uri=$(awk -v a="$archive" '{ for (i = 1; i <= NF; i++)
-			if ($i ~ "^[a-z]+://.*/" a "/?$") { sub("/$", "", $i); print $i; exit } }' "$f")
-		[ -z "$uri" ] || break
-	done
-	[ -n "$uri" ] || die "no '$archive' mirror in /etc/apt/sources.list*: cannot fetch $pkg"
-	apt=$BUILD/apt-$suite
-	mkdir -p "$apt/lists/partial" "$apt/deb"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" >"$apt/sources.list"
-	opts=(-o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts=-
-		-o Dir::State::Lists="$apt/lists" -o Dir::Cache::archives="$apt/deb")
-	deb=$apt/deb/${pkg}_${ver//:/%3a}_all.deb
-	if [ ! -f "$deb" ]; then
-		info "fetching $pkg=$ver from $uri $suite"
-		log=$apt/apt.log
-		if ! { apt-get "${opts[@]}" update &&
-			(cd "$apt/deb" && apt-get "${opts[@]}" download "$pkg=$ver"); } >"$log" 2>&1; then
-			tail -n 5 "$log" >&2
-			die "cannot fetch Debian package $pkg=$ver from $uri $suite (log: $log)"
-		fi
-		[ -f "$deb" ] || die "apt-get download gave no $deb"
-	fi
+	deb=$(deb_fetch "$suite" "$archive" "$pkg" "$ver")
 	info "extracting $tarball from $deb into $src"
 	rm -rf "$dest"
 	mkdir -p "$src"

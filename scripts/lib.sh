@@ -34,6 +34,42 @@ need_cmd() {
 		die "'$1' not found: install the Debian package '$2' (apt-get install $2), or run 'make deps'"
 }
 
+# deb_fetch SUITE ARCHIVE PACKAGE [VERSION]: download the Debian package
+# PACKAGE (VERSION, or the suite's newest) from the mirror that the
+# machine's apt sources name for ARCHIVE (debian, debian-security), with a
+# private apt setup in $BUILD/apt-SUITE (the machine's own is untouched);
+# print the .deb's path. A .deb already there is used again.
+deb_fetch() {
+	local suite=$1 archive=$2 pkg=$3 ver=${4:-} uri= f apt log deb
+	local -a opts
+	need_cmd apt-get apt
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		uri=$(awk -v a="$archive" '{ for (i = 1; i <= NF; i++)
+			if ($i ~ "^[a-z]+://.*/" a "/?$") { sub("/$", "", $i); print $i; exit } }' "$f")
+		[ -z "$uri" ] || break
+	done
+	[ -n "$uri" ] || die "no '$archive' mirror in /etc/apt/sources.list*: cannot fetch $pkg"
+	apt=$BUILD/apt-$suite
+	mkdir -p "$apt/lists/partial" "$apt/deb"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" >"$apt/sources.list"
+	opts=(-o Dir::Etc::sourcelist="$apt/sources.list" -o Dir::Etc::sourceparts=-
+		-o Dir::State::Lists="$apt/lists" -o Dir::Cache::archives="$apt/deb")
+	deb=$(find "$apt/deb" -maxdepth 1 -name "${pkg}_${ver//:/%3a}${ver:+_}*.deb" | sort -V | tail -n 1)
+	if [ -z "$deb" ]; then
+		info "fetching $pkg${ver:+=$ver} from $uri $suite"
+		log=$apt/apt.log
+		if ! { apt-get "${opts[@]}" update &&
+			(cd "$apt/deb" && apt-get "${opts[@]}" download "$pkg${ver:+=$ver}"); } >"$log" 2>&1; then
+			tail -n 5 "$log" >&2
+			die "cannot fetch Debian package $pkg${ver:+=$ver} from $uri $suite (log: $log)"
+		fi
+		deb=$(find "$apt/deb" -maxdepth 1 -name "${pkg}_${ver//:/%3a}${ver:+_}*.deb" | sort -V | tail -n 1)
+		[ -n "$deb" ] || die "apt-get download gave no ${pkg}_${ver}*.deb in $apt/deb"
+	fi
+	echo "$deb"
+}
+
 # find_clang: print the newest of clang-19 ... clang-14, clang found here;
 # nothing if there is none.
 find_clang() {

@@ -23,8 +23,7 @@
 # files; prints the FS-SIZE names.
 # Needs scripts/median.awk loaded first (awk -f median.awk -f this).
 # With -v brief=1 (the cover letter): the kthread rows of 16 B and 4 KiB
-# reads with one struct file (shared) and a file per thread (files), and
-# the model of 16 B reads.  Lines starting with '#' are comments (the
+# reads with one struct file (shared) and a file per thread (files).  Lines starting with '#' are comments (the
 # results file's header).
 
 /^#/ { next }
@@ -128,6 +127,10 @@ END {
 			m[order[i], "base"] / c["base"], m[order[i], "patched"] / c["patched"]
 	}
 
+	# brief: the measured table alone; the pieces and the model (an
+	# extrapolation from 2 CPUs) are in the full table only.
+	if (brief)
+		exit
 	if (ops) {
 		printf "\nThe pieces, nanoseconds per operation a thread (median (min-max), all\n"
 		printf "boots): atomic: an increment of a line of its own; contend: all threads\n"

@@ -1080,6 +1080,8 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	unsigned long long bytes = 0;
 	struct statfs sfs;
 	pthread_t ev, hog;
+	char why[128];
+	long noref0;
 	bool no_hog;
 	int j;
 
@@ -1097,6 +1099,7 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	ASSERT_EQ(0, fstatfs(st->f[0].fd, &sfs));
 	r->tmpfs = sfs.f_type == TMPFS_MAGIC;
 	files_fill(_metadata, st);
+	noref0 = fnr_vmstat(FNR_NOREF_READ);
 	if (!evictors_setup(_metadata, r)) {
 		free(r);
 		free(rd);
@@ -1168,6 +1171,8 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	if (r->squat)
 		EXPECT_EQ(0, munmap(r->squat, r->squat_bytes));
 	ASSERT_LT(0, reads);
+	ASSERT_EQ(0, fnr_noref_premise(fnr_vmstat(FNR_NOREF_READ) - noref0,
+				       why, sizeof(why))) TH_LOG("%s", why);
 	if (r->drop_fd >= 0)
 		EXPECT_EQ(0, close(r->drop_fd));
 	i = r->bad;

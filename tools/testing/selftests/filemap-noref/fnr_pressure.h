@@ -72,6 +72,36 @@ static inline long fnr_vmstat(const char *name)
 	return fnr_proc_value("/proc/vmstat", name);
 }
 
+/*
+ * The premise of a race: its reads went through the fast path.  @copies is
+ * how much the fast path's count (/proc/vmstat FNR_NOREF_READ) grew over
+ * the race; it is global, so it counts the reads that set the race up
+ * (making files hot) too, where those run during it.  Returns 0 if it
+ * grew, or on a kernel without the series (no FNR_PENDING: no fast path
+ * to count); else -1 with the reason in @why.  Logs the count.
+ */
+#define FNR_NOREF_READ	"noref_read"
+static inline int fnr_noref_premise(long copies, char *why, size_t len)
+{
+	if (fnr_vmstat(FNR_PENDING) < 0) {
+		printf("# fast path: none (no %s: not a kernel with the series)\n",
+		       FNR_PENDING);
+		return 0;
+	}
+	if (fnr_vmstat(FNR_NOREF_READ) < 0) {
+		snprintf(why, len, "no %s in /proc/vmstat: CONFIG_VM_EVENT_COUNTERS off?",
+			 FNR_NOREF_READ);
+		return -1;
+	}
+	printf("# fast path: %ld copies without a reference (%s)\n",
+	       copies, FNR_NOREF_READ);
+	if (copies > 0)
+		return 0;
+	snprintf(why, len, "%s did not grow: no read went through the fast path",
+		 FNR_NOREF_READ);
+	return -1;
+}
+
 /* Fold the per-CPU vmstat deltas so that counters are exact. */
 static inline int fnr_stat_refresh(void)
 {

@@ -125,7 +125,8 @@ static int read_twice(struct __test_metadata *_metadata, const char *path)
 
 TEST_F(lru, fast_path_reads_activate)
 {
-	long before, cold, after;
+	long before, cold, after, noref, activate;
+	char why[128];
 	char *map;
 
 	ASSERT_EQ(0, read_twice(_metadata, self->path));
@@ -139,12 +140,18 @@ TEST_F(lru, fast_path_reads_activate)
 	ASSERT_EQ(0, munmap(map, FILE_SIZE));
 	cold = active_pct(self->cg);
 
+	noref = fnr_vmstat(FNR_NOREF_READ);
+	activate = fnr_vmstat("noref_miss_activate");
 	ASSERT_EQ(0, read_twice(_metadata, self->path));
 	after = active_pct(self->cg);
+	noref = fnr_vmstat(FNR_NOREF_READ) - noref;
+	activate = fnr_vmstat("noref_miss_activate") - activate;
 
 	TH_LOG(
-	"active: %ld%% after two reads, %ld%% after MADV_COLD, %ld%% after two more reads",
-	       before, cold, after);
+	"active: %ld%% after two reads, %ld%% after MADV_COLD, %ld%% after two more reads (%ld handed to the normal path for activation)",
+	       before, cold, after, activate);
+	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
+		TH_LOG("%s", why);
 	ASSERT_LE(90, before);
 	ASSERT_GE(10, cold) TH_LOG("MADV_COLD did not deactivate: nothing tested");
 	EXPECT_LE(90, after)

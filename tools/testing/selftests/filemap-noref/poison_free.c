@@ -168,8 +168,9 @@ TEST_F_TIMEOUT(poison, large_head, 120)
 	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
 	struct reader *rd = calloc(nr, sizeof(*rd));
 	struct poison_race *r = &self->r;
-	long huge0, huge1, hw0, hw1;
+	long huge0, huge1, hw0, hw1, n0, noref = 0;
 	int round, p[2], ret;
+	char why[128];
 
 	ASSERT_NE(NULL, rd);
 	r->size = self->pmd;
@@ -203,6 +204,7 @@ TEST_F_TIMEOUT(poison, large_head, 120)
 			  fnr_proc_value("/proc/meminfo", "ShmemHugePages") - huge0)
 			TH_LOG("the poisoned folio was split: nothing to test");
 
+		n0 = fnr_vmstat(FNR_NOREF_READ);
 		ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + 1));
 		for (i = 0; i < nr; i++) {
 			rd[i].r = r;
@@ -220,6 +222,7 @@ TEST_F_TIMEOUT(poison, large_head, 120)
 		fnr_set_stop(&r->ctl);
 		for (i = 0; i < nr; i++)
 			ASSERT_EQ(0, pthread_join(rd[i].th, NULL));
+		noref += fnr_vmstat(FNR_NOREF_READ) - n0;
 		pthread_barrier_destroy(&r->start);
 		close(r->fd);
 		unlink(self->path);
@@ -234,6 +237,8 @@ TEST_F_TIMEOUT(poison, large_head, 120)
 	if (r->bad.have_why)
 		TH_LOG("first bad read: %s", r->bad.why);
 	ASSERT_LT(0, r->copied) TH_LOG("no read copied anything");
+	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
+		TH_LOG("%s", why);
 	EXPECT_EQ(0, r->bad.n) TH_LOG("readers copied a freed page");
 }
 

@@ -173,7 +173,9 @@ TEST_F_TIMEOUT(sibling, race, 150)
 	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
 	struct worker *w = calloc(nr + DROPPERS, sizeof(*w));
 	struct sibling_race *r = &self->r;
+	char why[128];
 	double end;
+	long noref;
 
 	ASSERT_NE(NULL, w);
 	ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + DROPPERS + 1));
@@ -186,6 +188,7 @@ TEST_F_TIMEOUT(sibling, race, 150)
 					    i < nr ? reader_fn : dropper_fn,
 					    &w[i]));
 	}
+	noref = fnr_vmstat(FNR_NOREF_READ);
 	pthread_barrier_wait(&r->start);
 	end = fnr_now() + secs;
 	while (!fnr_stopped(&r->ctl) && fnr_now() < end)
@@ -200,6 +203,7 @@ TEST_F_TIMEOUT(sibling, race, 150)
 		close(w[i].fd);
 	}
 	free(w);
+	noref = fnr_vmstat(FNR_NOREF_READ) - noref;
 
 	TH_LOG("%lu reads, %lu bad; %lu ranges dropped and read back%s",
 	       r->reads, r->bad.n, r->drops,
@@ -209,6 +213,8 @@ TEST_F_TIMEOUT(sibling, race, 150)
 	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
 	ASSERT_LT(0, r->reads);
 	ASSERT_LT(0, r->drops);
+	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
+		TH_LOG("%s", why);
 	EXPECT_EQ(0, r->bad.n);
 }
 

@@ -597,7 +597,8 @@ TEST_F_TIMEOUT(split, race, 240)
 				  1, 64);
 	struct reader *rd = calloc(nr, sizeof(*rd));
 	struct split_race *r = &self->r;
-	long splits, failed, torn = fnr_read_long(TORN_SIZES);
+	long splits, failed, noref, torn = fnr_read_long(TORN_SIZES);
+	char why[128];
 	pthread_t sp;
 
 	ASSERT_NE(NULL, rd);
@@ -610,6 +611,7 @@ TEST_F_TIMEOUT(split, race, 240)
 	}
 	splits = fnr_vmstat("thp_split_page");
 	failed = fnr_vmstat("thp_split_page_failed");
+	noref = fnr_vmstat(FNR_NOREF_READ);
 	ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + 2));
 	for (i = 0; i < nr; i++) {
 		rd[i].r = r;
@@ -637,6 +639,7 @@ TEST_F_TIMEOUT(split, race, 240)
 	free(rd);
 	splits = fnr_vmstat("thp_split_page") - splits;
 	failed = fnr_vmstat("thp_split_page_failed") - failed;
+	noref = fnr_vmstat(FNR_NOREF_READ) - noref;
 	if (variant->control) {
 		ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "1\n"))
 			TH_LOG("restore %s: %s", DEFER_FREE, strerror(errno));
@@ -661,6 +664,8 @@ TEST_F_TIMEOUT(split, race, 240)
 		TH_LOG("first bad read: %s", r->why);
 	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
 	ASSERT_LT(0, r->reads);
+	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
+		TH_LOG("%s", why);
 	/*
 	 * Without splits there was no race to lose, unless a bad read shows
 	 * that one was lost (a control run can find one in the folio that
