@@ -33,9 +33,7 @@ dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$pkg/config.$flavor.xz" | xz
 "$TOP/scripts/get-base.sh" >/dev/null
 "$TOP/scripts/apply.sh" "$BUILD/patched/src"
 report=$out/report.txt
-{
-	echo "# make check-distro, $(series_label): Debian $pkg $debver, config.$flavor"
-} >"$report"
+echo "# make check-distro, $(series_label): Debian's $pkg $debver, config.$flavor" >"$report"
 
 cc=gcc
 if command -v ccache >/dev/null 2>&1; then
@@ -50,8 +48,11 @@ for k in base patched; do
 		make -s -C "$src" O="$obj" CC="$cc" HOSTCC=gcc -j"$(nproc)" "$@"
 	}
 	cp "$out/debian.config" "$obj/.config"
-	# No module signing key or BTF tool is needed to compile objects.
+	# No debug info, module signing key or BTF tool is needed to compile
+	# objects (and debug info costs time).
 	"$src/scripts/config" --file "$obj/.config" --disable DEBUG_INFO_BTF \
+		--enable DEBUG_INFO_NONE --disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT \
+		--disable DEBUG_INFO_DWARF4 --disable DEBUG_INFO_DWARF5 \
 		--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
 		--disable MODULE_SIG_ALL
 	if [ $k = patched ]; then
@@ -61,7 +62,6 @@ for k in base patched; do
 	if [ $k = patched ]; then
 		grep -qx 'CONFIG_PAGECACHE_RCU_FREE=y' "$obj/.config" ||
 			die "olddefconfig dropped CONFIG_PAGECACHE_RCU_FREE=y from Debian's config ($obj/.config)"
-		echo "config: CONFIG_PAGECACHE_RCU_FREE=y kept by olddefconfig" >>"$report"
 	fi
 	info "$k: make modules_prepare with Debian's config ($obj)"
 	log=$obj/distro.log
@@ -71,9 +71,9 @@ for k in base patched; do
 	cp -r "$TOP/scripts/distro" "$obj/fnr-probe"
 	kmake M="$obj/fnr-probe" KBUILD_MODPOST_WARN=1 modules >>"$log" 2>&1 ||
 		{ tail -n 20 "$log" >&2; die "$k: the layout probe did not build (log: $log)"; }
-	layout=$(strings -a "$obj/fnr-probe/fnr_layout.o" | sed -n 's/^->//p' | tr '\n' ' ')
+	layout=$(strings -a "$obj/fnr-probe/fnr_layout.o" | sed -n 's/^->//p' | paste -sd ' ')
 	[ -n "$layout" ] || die "$k: no layout in the probe's $obj/fnr-probe/fnr_layout.o"
-	echo "$k: pageflags_layout_widths $layout" >>"$report"
+	printf '  page->flags, %-8s %s\n' "$k:" "$layout" >>"$report"
 	[ $k = patched ] || continue
 	# mm/ whole (the headers the series changes matter there), then the
 	# other .c files it touches; the series' #warning comes from mm_init.c.
@@ -85,12 +85,13 @@ for k in base patched; do
 	done
 	kmake "${targets[@]}" >"$obj/compile.log" 2>&1 ||
 		{ grep -E 'error' "$obj/compile.log" | head -n 20 >&2; die "$k: compiling under Debian's config failed (log: $obj/compile.log)"; }
-	warn=$(grep -c '#warning' "$obj/compile.log" || :)
-	if [ "$warn" = 0 ]; then
-		echo "warnings: none (no #warning from the series' page->flags checks)" >>"$report"
+	if grep -q '#warning' "$obj/compile.log"; then
+		warn="the build warns $(grep -o '#warning "[^"]*"' "$obj/compile.log" | sort -u |
+			sed 's/^#warning //' | paste -sd ';')"
 	else
-		grep '#warning' "$obj/compile.log" | sed 's/^/warning: /' >>"$report"
+		warn="no #warning"
 	fi
-	echo "compiled: mm/ and ${files//$'\n'/ }" >>"$report"
+	echo "  CONFIG_PAGECACHE_RCU_FREE=y kept by olddefconfig; $warn;" >>"$report"
+	echo "  mm/ and the $(echo $files | wc -w) other .c files the series touches compile" >>"$report"
 done
 cat "$report"

@@ -5,7 +5,9 @@
 # with each line "@figures scale FILE" replaced by the table that
 # scripts/scale-table.awk (brief) makes of the results file FILE (a path
 # from the top of the workbench), and each "@figures tested FILE..." by
-# scripts/tested-table.awk's table of make check's results files. The
+# scripts/tested-table.awk's table of make check's results files, and
+# each "@figures distro FILE..." by scripts/distro-table.awk's lines of
+# make check-distro's reports. The
 # figures come from their results files, never by hand: make export
 # writes them, make check-figures proves the exported cover letter still
 # has them.
@@ -35,7 +37,15 @@ while IFS= read -r line; do
 		done
 		awk -f "$TOP/scripts/tested-table.awk" "${files[@]}"
 		;;
-	"@figures"*) die "$1: unknown figures line '$line' (only '@figures scale FILE' and '@figures tested FILE...')" ;;
+	"@figures distro "*)
+		files=()
+		for f in ${line#@figures distro }; do
+			[ -f "$TOP/$f" ] || die "$1: the results file $f is missing"
+			files+=("$TOP/$f")
+		done
+		awk -f "$TOP/scripts/distro-table.awk" "${files[@]}"
+		;;
+	"@figures"*) die "$1: unknown figures line '$line' (only '@figures scale FILE', '@figures tested FILE...' and '@figures distro FILE...')" ;;
 	*) printf '%s\n' "$line" ;;
 	esac
 done <"$1"
