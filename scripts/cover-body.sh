@@ -16,6 +16,17 @@ set -euo pipefail
 
 [ $# -eq 1 ] || die "usage: $0 COVER"
 [ -f "$1" ] || die "$1 is missing"
+# results FILE...: the results files FILE (paths from the top of the
+# workbench) as absolute paths, one a line; dies if one is missing.
+results() {
+	local f
+	for f in "$@"; do
+		[ -f "$TOP/$f" ] || die "$cover: the results file $f is missing"
+		echo "$TOP/$f"
+	done
+}
+
+cover=$1
 n=0
 while IFS= read -r line; do
 	case $line in
@@ -24,28 +35,21 @@ while IFS= read -r line; do
 	n=$((n + 1))
 	[ $n -gt 2 ] || continue
 	case $line in
+	"@figures scale "* | "@figures tested "* | "@figures distro "*)
+		# The words after "@figures KIND" name the results files.
+		read -r -a words <<<"$line"
+		list=$(results "${words[@]:2}")
+		mapfile -t files <<<"$list"
+		;;
+	esac
+	case $line in
 	"@figures scale "*)
-		f=${line#@figures scale }
-		[ -f "$TOP/$f" ] || die "$1: the results file $f is missing"
-		awk -v brief=1 -f "$TOP/scripts/median.awk" -f "$TOP/scripts/scale-table.awk" "$TOP/$f"
+		awk -v brief=1 -f "$TOP/scripts/median.awk" -f "$TOP/scripts/scale-table.awk" "${files[@]}"
 		;;
-	"@figures tested "*)
-		files=()
-		for f in ${line#@figures tested }; do
-			[ -f "$TOP/$f" ] || die "$1: the results file $f is missing"
-			files+=("$TOP/$f")
-		done
-		awk -f "$TOP/scripts/tested-table.awk" "${files[@]}"
+	"@figures tested "* | "@figures distro "*)
+		awk -f "$TOP/scripts/${words[1]}-table.awk" "${files[@]}"
 		;;
-	"@figures distro "*)
-		files=()
-		for f in ${line#@figures distro }; do
-			[ -f "$TOP/$f" ] || die "$1: the results file $f is missing"
-			files+=("$TOP/$f")
-		done
-		awk -f "$TOP/scripts/distro-table.awk" "${files[@]}"
-		;;
-	"@figures"*) die "$1: unknown figures line '$line' (only '@figures scale FILE', '@figures tested FILE...' and '@figures distro FILE...')" ;;
+	"@figures"*) die "$cover: unknown figures line '$line' (only '@figures scale FILE', '@figures tested FILE...' and '@figures distro FILE...')" ;;
 	*) printf '%s\n' "$line" ;;
 	esac
-done <"$1"
+done <"$cover"
