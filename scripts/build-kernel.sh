@@ -73,11 +73,8 @@ if [ "$3" != i386 ] && grep -q '^config PAGECACHE_RCU_FREE$' "$src/mm/Kconfig"; 
 	frags+=("$(config_fragment series.config)")
 fi
 
-cc=${KCC:-${cross}gcc}
-if command -v ccache >/dev/null 2>&1; then
-	cc="ccache $cc"
-	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
-fi
+ccache_cc "${KCC:-${cross}gcc}"
+cc=$KCC_CCACHE
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 export KBUILD_BUILD_USER=filemap-noref KBUILD_BUILD_HOST=guest
 kmake() {

@@ -35,11 +35,8 @@ dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$pkg/config.$flavor.xz" | xz
 report=$out/report.txt
 echo "# make check-distro, $(series_label): Debian's $pkg $debver, config.$flavor" >"$report"
 
-cc=gcc
-if command -v ccache >/dev/null 2>&1; then
-	cc="ccache gcc"
-	export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
-fi
+ccache_cc gcc
+cc=$KCC_CCACHE
 for k in base patched; do
 	src=$BUILD/$k/src
 	obj=$BUILD/$k/obj-distro
@@ -78,7 +75,8 @@ for k in base patched; do
 	# mm/ whole (the headers the series changes matter there), then the
 	# other .c files it touches; the series' #warning comes from mm_init.c.
 	files=$(git -C "$src" diff --name-only base HEAD -- '*.c' | grep -v -e '^tools/' -e '^mm/' || :)
-	info "$k: compiling mm/ and $(echo $files | wc -w) more file(s) the series touches"
+	nfiles=$(echo $files | wc -w)
+	info "$k: compiling mm/ and $nfiles more file(s) the series touches"
 	targets=(mm/)
 	for f in $files; do
 		targets+=("${f%.c}.o")
@@ -92,6 +90,6 @@ for k in base patched; do
 		warn="no #warning"
 	fi
 	echo "  CONFIG_PAGECACHE_RCU_FREE=y kept by olddefconfig; $warn;" >>"$report"
-	echo "  mm/ and the $(echo $files | wc -w) other .c files the series touches compile" >>"$report"
+	echo "  mm/ and the $nfiles other .c files the series touches compile" >>"$report"
 done
 cat "$report"

@@ -150,6 +150,8 @@ grep '^FNR-EJECT ok: ' "$out/hotmem-dimm/results.log" || {
 # above. Not on the debug kernel, where KASAN and panic_on_warn turn the
 # injected bug into a crash.
 control_ok=1
+# The guest boots after the main one, each with its own results.log.
+extra_boots=(control hotmem hotmem-dimm hotmem-control hotmem-dimm-control)
 mkdir -p "$out/control" "$out/hotmem-control" "$out/hotmem-dimm-control"
 : >"$out/control/results.log"
 : >"$out/hotmem-control/results.log"
@@ -254,7 +256,7 @@ fi
 # reason. Not on the debug kernel, which has no control boots.
 if [ "${DEBUG:-0}" != 1 ]; then
 	skip_args=(boot=check "$out/results.log")
-	for b in control hotmem hotmem-dimm hotmem-control hotmem-dimm-control oom-base oom-patched; do
+	for b in "${extra_boots[@]}" oom-base oom-patched; do
 		[ -f "$out/$b/results.log" ] && skip_args+=("boot=$b" "$out/$b/results.log")
 	done
 	expected=$(config_fragment expected-skips)
@@ -271,7 +273,7 @@ echo "$closing"
 # letter's table (scripts/tested-table.awk) once copied to
 # results/NAME/check.txt.
 tested_args=(boot=host "$out/host.log" boot=check "$out/results.log")
-for b in control hotmem hotmem-dimm hotmem-control hotmem-dimm-control; do
+for b in "${extra_boots[@]}"; do
 	tested_args+=("boot=$b" "$out/$b/results.log")
 done
 [ ! -s "$out/oom/results.tap" ] || tested_args+=(boot=oom "$out/oom/results.tap")

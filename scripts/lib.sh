@@ -70,6 +70,18 @@ deb_fetch() {
 	echo "$deb"
 }
 
+# ccache_cc CC: CC, behind ccache if there is one, with the
+# settings that let ccache hit across work trees under $BUILD (the fresh
+# clones of .ci/run included), in KCC_CCACHE: not printed, as the
+# exports must reach the caller (no $( ) around it).
+ccache_cc() {
+	KCC_CCACHE=$1
+	if command -v ccache >/dev/null 2>&1; then
+		KCC_CCACHE="ccache $1"
+		export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
+	fi
+}
+
 # find_clang: print the newest of clang-19 ... clang-14, clang found here;
 # nothing if there is none.
 find_clang() {
