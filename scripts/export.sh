@@ -36,7 +36,9 @@ git -C "$dir" format-patch -q --zero-commit --no-signature --cover-letter --abbr
 	--base=base --subject-prefix="${prefix:-PATCH}" -o "$tmp" base..HEAD
 
 # Fill the cover letter from the text file (its figures from their results
-# files: scripts/cover-body.sh), and date it like the last patch.
+# files: scripts/cover-body.sh), and date it like the last patch. The
+# "create mode" lines that git adds under the diffstat go: the diffstat
+# names every file already, and they were a tenth of the letter.
 subject=$(awk '!/^PREFIX=/ { print; exit }' "$cover")
 "$TOP/scripts/cover-body.sh" "$cover" >"$tmp/body"
 last=$(ls "$tmp"/0*.patch | tail -n 1)
@@ -49,6 +51,7 @@ awk -v subj="$subject" -v date="$date" -v body="$tmp/body" '
 			print l
 		next
 	}
+	/^ create mode [0-7]+ / { next }
 	{ print }' "$tmp/0000-cover-letter.patch" >"$tmp/cover" && mv "$tmp/cover" "$tmp/0000-cover-letter.patch"
 
 mkdir -p "$SDIR/patches"

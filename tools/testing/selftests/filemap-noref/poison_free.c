@@ -20,6 +20,17 @@
  * Skips unless FNR_DIR is a tmpfs with huge folios, and unless the kernel
  * has CONFIG_MEMORY_FAILURE (MADV_HWPOISON).  Environment: FNR_DIR,
  * FNR_READERS (default 2).
+ *
+ * unpoison.soft_offline: a page of a hot file is soft-offlined (the page
+ * leaves the file, poisoned: page_handle_poison()) and at once unpoisoned
+ * (debugfs hwpoison/unpoison-pfn), which frees it, while readers that
+ * checked it before it left sit 20 ms before their copy (debugfs
+ * filemap_noref/delay_validated_us).  That free must wait for a grace
+ * period as any other; v10 cleared PG_rcu_free when the poisoned page
+ * was first freed, so the unpoison freed it at once and the readers
+ * copied zeros.  Runs on any file system; skips without
+ * CONFIG_HWPOISON_INJECT, and once a real (not injected) memory error has
+ * disabled unpoison in this boot (mce_race).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -40,6 +51,12 @@
 #define FILE_ID		0x5a0e
 #define PMD_SIZE_PATH	"/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
 #define DELAY_COPY	"/sys/kernel/debug/filemap_noref/delay_copy_us"
+#define DELAY_VALIDATED	"/sys/kernel/debug/filemap_noref/delay_validated_us"
+#define SOFT_OFFLINE	"/sys/devices/system/memory/soft_offline_page"
+#define UNPOISON	"/sys/kernel/debug/hwpoison/unpoison-pfn"
+#define UP_ROUNDS	20
+#define UP_PAGES	4
+#define UP_ID		0x5a0f
 #ifndef MADV_HWPOISON
 #define MADV_HWPOISON	100
 #endif
@@ -240,6 +257,173 @@ TEST_F_TIMEOUT(poison, large_head, 120)
 	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
 		TH_LOG("%s", why);
 	EXPECT_EQ(0, r->bad.n) TH_LOG("readers copied a freed page");
+}
+
+/* unpoison.soft_offline: readers of page 1 of a small hot file. */
+struct up_race {
+	int fd;
+	pthread_barrier_t start;
+	struct fnr_stop ctl;
+	unsigned long reads;
+	struct fnr_bad bad;
+};
+
+static void *up_reader_fn(void *arg)
+{
+	static const size_t lens[] = { 16, 200, PG, 64 };
+	struct up_race *r = arg;
+	char buf[PG], why[512];
+	unsigned long n;
+	uint64_t off;
+	size_t len;
+	ssize_t got;
+
+	pthread_barrier_wait(&r->start);
+	for (n = 0; !fnr_stopped(&r->ctl); n++) {
+		len = lens[n % 4];
+		off = PG + (n * 520) % (PG - len + 1);
+		got = pread(r->fd, buf, len, off);
+		if (got < 0 && errno == EIO)
+			continue;	/* read while the page was poisoned */
+		if (got < 0) {
+			fnr_fail(&r->ctl, "pread", errno);
+			break;
+		}
+		__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELAXED);
+		if (!fnr_check(buf, got, off, UP_ID, 1, why, sizeof(why)))
+			continue;
+		fnr_bad_read(&r->bad, off, got, why);
+	}
+	return NULL;
+}
+
+/* The PFN of page @idx of @fd (mapped for a moment); 0 if unknown. */
+static uint64_t file_pfn(int fd, int pagemap, size_t idx)
+{
+	uint64_t e = 0;
+	char *p;
+
+	p = mmap(NULL, PG, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, idx * PG);
+	if (p == MAP_FAILED)
+		return 0;
+	if (pread(pagemap, &e, sizeof(e),
+		  ((uintptr_t)p / PG) * sizeof(e)) != sizeof(e))
+		e = 0;
+	munmap(p, PG);
+	return e >> 63 ? e & ((1ULL << 55) - 1) : 0;
+}
+
+FIXTURE(unpoison)
+{
+	struct up_race r;
+	char path[PATH_MAX];
+	bool delay_on;
+};
+
+FIXTURE_SETUP(unpoison)
+{
+	if (fnr_proc_value("/proc/meminfo", "HardwareCorrupted") < 0)
+		SKIP(return, "no HardwareCorrupted in /proc/meminfo: CONFIG_MEMORY_FAILURE off?");
+	if (access(SOFT_OFFLINE, W_OK))
+		SKIP(return, "no %s: CONFIG_MEMORY_FAILURE off?", SOFT_OFFLINE);
+	if (access(UNPOISON, W_OK))
+		SKIP(return, "no %s: CONFIG_HWPOISON_INJECT off?", UNPOISON);
+	if (!access(DELAY_VALIDATED, W_OK)) {
+		self->delay_on = true;
+		ASSERT_EQ(0, fnr_write_str(DELAY_VALIDATED, "20000\n"));
+	}
+}
+
+FIXTURE_TEARDOWN_PARENT(unpoison)
+{
+	if (self->delay_on && fnr_write_str(DELAY_VALIDATED, "0\n"))
+		TH_LOG("could not reset %s: %s", DELAY_VALIDATED,
+		       strerror(errno));
+	if (self->path[0])
+		unlink(self->path);
+}
+
+TEST_F_TIMEOUT(unpoison, soft_offline, 120)
+{
+	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
+	pthread_t *th = calloc(nr, sizeof(*th));
+	struct up_race *r = &self->r;
+	int round, pagemap, done = 0, busy = 0;
+	long n0, hw0, noref;
+	char s[64], why[128];
+	uint64_t pfn;
+
+	ASSERT_NE(NULL, th);
+	pagemap = open("/proc/self/pagemap", O_RDONLY);
+	ASSERT_LE(0, pagemap) TH_LOG("pagemap: %s", strerror(errno));
+	snprintf(self->path, sizeof(self->path), "%s/fnr_unpoison.XXXXXX",
+		 fnr_testdir());
+	r->fd = mkstemp(self->path);
+	ASSERT_LE(0, r->fd) TH_LOG("mkstemp: %s", strerror(errno));
+	ASSERT_EQ(0, fnr_write_gen(r->fd, 0, UP_PAGES * PG, UP_ID, 1));
+	ASSERT_EQ(0, fsync(r->fd));
+	hw0 = fnr_proc_value("/proc/meminfo", "HardwareCorrupted");
+	n0 = fnr_vmstat(FNR_NOREF_READ);
+
+	ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + 1));
+	for (i = 0; i < nr; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, up_reader_fn, r));
+	pthread_barrier_wait(&r->start);
+	for (round = 0; round < UP_ROUNDS && !fnr_stopped(&r->ctl); round++) {
+		ASSERT_EQ(0, fnr_make_hot(r->fd, 0, UP_PAGES * PG));
+		/*
+		 * The page, read back in by a reader, may sit in that CPU's
+		 * LRU batch, where it cannot be activated, and reads of an
+		 * inactive hot folio take the normal path: compaction drains
+		 * every CPU's batches first (where the kernel has it).
+		 */
+		fnr_write_str("/proc/sys/vm/compact_memory", "1\n");
+		ASSERT_EQ(0, fnr_make_hot(r->fd, 0, UP_PAGES * PG));
+		pfn = file_pfn(r->fd, pagemap, 1);
+		ASSERT_NE(0, pfn) TH_LOG("no PFN in /proc/self/pagemap (root?)");
+		/* Let the readers check the page and sit before their copy. */
+		usleep(10000);
+		snprintf(s, sizeof(s), "0x%llx\n", (unsigned long long)pfn * PG);
+		if (fnr_write_str(SOFT_OFFLINE, s)) {
+			busy++;		/* EBUSY: the page could not go */
+			continue;
+		}
+		snprintf(s, sizeof(s), "%llu\n", (unsigned long long)pfn);
+		if (fnr_write_str(UNPOISON, s)) {
+			if (errno == EOPNOTSUPP) {
+				fnr_set_stop(&r->ctl);
+				for (i = 0; i < nr; i++)
+					pthread_join(th[i], NULL);
+				SKIP(return, "unpoison is off after a real memory error (%s)",
+				     strerror(errno));
+			}
+			ASSERT_EQ(0, errno) TH_LOG("unpoison pfn %#llx: %s",
+						   (unsigned long long)pfn,
+						   strerror(errno));
+		}
+		done++;
+		usleep(30000);
+	}
+	fnr_set_stop(&r->ctl);
+	for (i = 0; i < nr; i++)
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+	pthread_barrier_destroy(&r->start);
+	noref = fnr_vmstat(FNR_NOREF_READ) - n0;
+	close(pagemap);
+	free(th);
+
+	TH_LOG("%d/%d pages offlined, unpoisoned (%d busy); %lu reads, %ld noref copies, %lu bad%s",
+	       done, UP_ROUNDS, busy, r->reads, noref, r->bad.n,
+	       self->delay_on ? " (readers delayed after the check)" : "");
+	if (r->bad.have_why)
+		TH_LOG("first bad read: %s", r->bad.why);
+	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
+	ASSERT_LT(0, done) TH_LOG("no page went offline and back: nothing was raced");
+	ASSERT_EQ(hw0, fnr_proc_value("/proc/meminfo", "HardwareCorrupted"))
+		TH_LOG("a page stayed poisoned");
+	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
+		TH_LOG("%s", why);
+	EXPECT_EQ(0, r->bad.n) TH_LOG("readers copied a page freed by unpoison");
 }
 
 TEST_HARNESS_MAIN
