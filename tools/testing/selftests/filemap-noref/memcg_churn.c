@@ -526,7 +526,7 @@ TEST_F_TIMEOUT(memcg, high_after_truncate, TEST_SECONDS)
 
 	for (i = 0; i < HIGH_WRITES; i++) {
 		if (i)
-			TH_LOG("write %d: %.3f s; the truncate before it left %ld of %d pages pending",
+			TH_LOG("write %d: %.3f s; %ld of %d pages pending before it",
 			       i, r->write_s[i], r->pending[i - 1], HIGH_PAGES);
 		else
 			TH_LOG("write 0: %.3f s", r->write_s[0]);
