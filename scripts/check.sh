@@ -12,9 +12,10 @@
 # control run, in two layouts: boot memory made movable (movablecore=),
 # and a pc-dimm that the guest hot-adds through ACPI and onlines movable.
 # DEBUG=1 uses the debug kernel config and has neither control nor OOM
-# boots, nor the movablecore= layout. SERIES picks the series (default: the mainline); the closing line
-# names its kernel, "check mainline (7.3-rc7): ...", and goes to the file
-# CHECK_CLOSING too if that is set (scripts/check-all.sh).
+# boots, nor the movablecore= layout. SERIES picks the series (default:
+# the mainline); the closing line names its kernel, "check mainline
+# (7.3-rc7): ...", and goes to the file CHECK_CLOSING too if that is set
+# (scripts/check-all.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

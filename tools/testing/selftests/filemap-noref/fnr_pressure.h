@@ -194,28 +194,30 @@ enum fnr_churn_kind {
 
 /*
  * Read [0, @size) of @fd twice, each time through a fresh open file (the
- * second read of a folio through another file makes it hot).  Adds the
- * bytes read to *@bytes as it goes, if @bytes is not NULL.
+ * second read of a folio through another file makes it hot), FNR_CHUNK at
+ * a time into @buf.  Adds the bytes read to *@bytes as it goes, if @bytes
+ * is not NULL.
  */
 static inline int fnr_read_twice(int fd, size_t size, char *buf,
 				 uint64_t *bytes)
 {
+	size_t off, len;
 	char path[64];
 	int i, rfd;
-	size_t off;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	for (i = 0; i < 2; i++) {
 		rfd = open(path, O_RDONLY);
 		if (rfd < 0)
 			return -1;
-		for (off = 0; off < size; off += FNR_CHUNK) {
-			if (pread(rfd, buf, FNR_CHUNK, off) != (ssize_t)FNR_CHUNK) {
+		for (off = 0; off < size; off += len) {
+			len = size - off < FNR_CHUNK ? size - off : FNR_CHUNK;
+			if (pread(rfd, buf, len, off) != (ssize_t)len) {
 				close(rfd);
 				return -1;
 			}
 			if (bytes)
-				__atomic_add_fetch(bytes, FNR_CHUNK, __ATOMIC_RELAXED);
+				__atomic_add_fetch(bytes, len, __ATOMIC_RELAXED);
 		}
 		close(rfd);
 	}

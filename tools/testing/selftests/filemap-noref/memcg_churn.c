@@ -406,27 +406,11 @@ static bool high_wait(int *v, int want)
 	return true;
 }
 
-/* Read [0, @size) of the file open as @fd through a new open file. */
-static int high_read(int fd, char *buf, size_t size)
-{
-	char path[64];
-	ssize_t got;
-	int rfd;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	rfd = open(path, O_RDONLY);
-	if (rfd < 0)
-		return -1;
-	got = pread(rfd, buf, size, 0);
-	close(rfd);
-	return got == (ssize_t)size ? 0 : -1;
-}
-
 /*
  * A child in the cgroup: HIGH_ANON of anonymous memory, then HIGH_WRITES
  * times: write HIGH_PAGES to a file, read them twice, each time through a
- * new open file (so that they turn hot: a file that read the folio before
- * would not count the read), and truncate the file.  Between the truncate
+ * new open file (fnr_read_twice(): so that they turn hot, where a file that
+ * read the folio before would not count the read), and truncate the file.  Between the truncate
  * and the next write no system call charges the cgroup: the child and the
  * parent meet in shared memory, not through a pipe.
  */
@@ -457,7 +441,7 @@ static void high_child(const char *dir, struct high_run *r)
 		if (pwrite(fd, buf, size, 0) != (ssize_t)size)
 			_exit(1);
 		r->write_s[i] = fnr_now() - t;
-		if (high_read(fd, buf, size) || high_read(fd, buf, size))
+		if (fnr_read_twice(fd, size, buf, NULL))
 			_exit(1);
 		__atomic_store_n(&r->step, 2 * i + 2, __ATOMIC_RELEASE);
 		if (!high_wait(&r->ack, 2 * i + 2) || ftruncate(fd, 0))
