@@ -409,10 +409,11 @@ static bool high_wait(int *v, int want)
 /*
  * A child in the cgroup: HIGH_ANON of anonymous memory, then HIGH_WRITES
  * times: write HIGH_PAGES to a file, read them twice, each time through a
- * new open file (fnr_read_twice(): so that they turn hot, where a file that
- * read the folio before would not count the read), and truncate the file.  Between the truncate
- * and the next write no system call charges the cgroup: the child and the
- * parent meet in shared memory, not through a pipe.
+ * new open file (fnr_read_twice(): so that they turn hot, where a file
+ * that read the folio before would not count the read), and truncate the
+ * file.  Between the truncate and the next write no system call charges
+ * the cgroup: the child and the parent meet in shared memory, not through
+ * a pipe.
  */
 static void high_child(const char *dir, struct high_run *r)
 {
