@@ -265,6 +265,8 @@ struct up_race {
 	pthread_barrier_t start;
 	struct fnr_stop ctl;
 	unsigned long reads, eio;
+	unsigned long free_seq;	/* odd from the soft offline to the unpoison */
+	unsigned long spanned;	/* reads that began before one, ended after */
 	struct fnr_bad bad;
 };
 
@@ -273,7 +275,7 @@ static void *up_reader_fn(void *arg)
 	static const size_t lens[] = { 16, 200, PG, 64 };
 	struct up_race *r = arg;
 	char buf[PG], why[512];
-	unsigned long n;
+	unsigned long n, c0, c1;
 	uint64_t off;
 	size_t len;
 	ssize_t got;
@@ -282,7 +284,9 @@ static void *up_reader_fn(void *arg)
 	for (n = 0; !fnr_stopped(&r->ctl); n++) {
 		len = lens[n % 4];
 		off = PG + (n * 520) % (PG - len + 1);
+		c0 = __atomic_load_n(&r->free_seq, __ATOMIC_SEQ_CST);
 		got = pread(r->fd, buf, len, off);
+		c1 = __atomic_load_n(&r->free_seq, __ATOMIC_SEQ_CST);
 		/* Not expected: the page leaves the file before the poison. */
 		if (got < 0 && errno == EIO) {
 			__atomic_add_fetch(&r->eio, 1, __ATOMIC_RELAXED);
@@ -293,6 +297,9 @@ static void *up_reader_fn(void *arg)
 			break;
 		}
 		__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELAXED);
+		/* The race: the page left the file and was freed meanwhile. */
+		if (!(c0 & 1) && c1 >= c0 + 2)
+			__atomic_add_fetch(&r->spanned, 1, __ATOMIC_RELAXED);
 		if (!fnr_check(buf, got, off, UP_ID, 1, why, sizeof(why)))
 			continue;
 		fnr_bad_read(&r->bad, off, got, why);
@@ -399,6 +406,7 @@ TEST_F_TIMEOUT(unpoison, soft_offline, 120)
 		/* Let the readers check the page and sit before their copy. */
 		usleep(10000);
 		snprintf(s, sizeof(s), "0x%llx\n", (unsigned long long)pfn * PG);
+		__atomic_add_fetch(&r->free_seq, 1, __ATOMIC_SEQ_CST);
 		if (fnr_write_str(SOFT_OFFLINE, s)) {
 			if (errno == EOPNOTSUPP) {
 				fnr_set_stop(&r->ctl);
@@ -407,6 +415,7 @@ TEST_F_TIMEOUT(unpoison, soft_offline, 120)
 				SKIP(return, "soft offline is off (vm.enable_soft_offline?)");
 			}
 			busy++;		/* EBUSY: the page could not go */
+			__atomic_add_fetch(&r->free_seq, 1, __ATOMIC_SEQ_CST);
 			continue;
 		}
 		/* A speculative reference on the page may delay the unpoison. */
@@ -419,6 +428,7 @@ TEST_F_TIMEOUT(unpoison, soft_offline, 120)
 		}
 		ASSERT_EQ(0, rc) TH_LOG("unpoison pfn %#llx: %s",
 					(unsigned long long)pfn, strerror(errno));
+		__atomic_add_fetch(&r->free_seq, 1, __ATOMIC_SEQ_CST);
 		done++;
 		usleep(30000);
 	}
@@ -433,6 +443,8 @@ TEST_F_TIMEOUT(unpoison, soft_offline, 120)
 	TH_LOG("%d/%d offlined, unpoisoned (%d busy); %lu reads (%lu EIO), %ld noref, %lu bad%s",
 	       done, UP_ROUNDS, busy, r->reads, r->eio, noref, r->bad.n,
 	       self->delay_on ? " (readers delayed after the check)" : "");
+	TH_LOG("%lu reads began before an offline and ended after its unpoison",
+	       r->spanned);
 	if (r->bad.have_why)
 		TH_LOG("first bad read: %s", r->bad.why);
 	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
@@ -441,6 +453,10 @@ TEST_F_TIMEOUT(unpoison, soft_offline, 120)
 		TH_LOG("a page stayed poisoned");
 	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
 		TH_LOG("%s", why);
+	/* Held after the check, a reader must have seen the page go. */
+	if (self->delay_on)
+		ASSERT_LT(0, r->spanned)
+			TH_LOG("no read spanned an offline and its unpoison: no race");
 	EXPECT_EQ(0, r->bad.n) TH_LOG("readers copied a page freed by unpoison");
 }
 
