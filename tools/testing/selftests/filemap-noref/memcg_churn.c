@@ -81,7 +81,8 @@
 #define HIGH_THROTTLED	1.9	/* s: the penalty sleeps 2 s less a jiffy */
 /* A step: a write throttled a few times (2 s each), or a truncate. */
 #define HIGH_STEP_S	30
-#define HIGH_TEST_SECONDS	(2 * HIGH_WRITES * HIGH_STEP_S + 30)
+/* The child's start, two steps a write, and the setup's drain. */
+#define HIGH_TEST_SECONDS	((2 * HIGH_WRITES + 1) * HIGH_STEP_S + 30)
 
 static int seconds(void)
 {
@@ -483,6 +484,7 @@ TEST_F_TIMEOUT(memcg, high_after_truncate, HIGH_TEST_SECONDS)
 {
 	double slowest = 0, fastest = 1e9;
 	int i, throttled = 0, met = 0;
+	char leaf[sizeof(self->leaf)];
 	struct high_run *r;
 	char path[512];
 	bool delay_on;
@@ -491,8 +493,9 @@ TEST_F_TIMEOUT(memcg, high_after_truncate, HIGH_TEST_SECONDS)
 
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", self->cg);
 	ASSERT_EQ(0, fnr_write_str(path, "+memory"));
-	snprintf(self->leaf, sizeof(self->leaf), "%s/leaf", self->cg);
-	ASSERT_EQ(0, mkdir(self->leaf, 0755));
+	snprintf(leaf, sizeof(leaf), "%s/leaf", self->cg);
+	ASSERT_EQ(0, mkdir(leaf, 0755));
+	memcpy(self->leaf, leaf, sizeof(leaf));	/* for the teardown */
 	snprintf(path, sizeof(path), "%s/memory.min", self->leaf);
 	ASSERT_EQ(0, fnr_write_long(path, HIGH_PROTECT));
 	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,

@@ -57,6 +57,8 @@
 #define UP_ROUNDS	20
 #define UP_PAGES	4
 #define UP_ID		0x5a0f
+#define UP_DELAY_US	20000	/* delay_validated_us */
+#define UP_HELD_S	(UP_DELAY_US / 2e6)	/* a read held after its check */
 #ifndef MADV_HWPOISON
 #define MADV_HWPOISON	100
 #endif
@@ -265,8 +267,9 @@ struct up_race {
 	pthread_barrier_t start;
 	struct fnr_stop ctl;
 	unsigned long reads, eio;
-	unsigned long free_seq;	/* odd from the soft offline to the unpoison */
-	unsigned long spanned;	/* reads that began before one, ended after */
+	unsigned long free_seq;	/* odd from a soft offline to its end */
+	unsigned long unpoisoned;	/* pages freed by unpoison so far */
+	unsigned long spanned;	/* held reads across an offline and unpoison */
 	struct fnr_bad bad;
 };
 
@@ -275,18 +278,22 @@ static void *up_reader_fn(void *arg)
 	static const size_t lens[] = { 16, 200, PG, 64 };
 	struct up_race *r = arg;
 	char buf[PG], why[512];
-	unsigned long n, c0, c1;
+	unsigned long n, c0, u0, u1;
 	uint64_t off;
 	size_t len;
 	ssize_t got;
+	double t;
 
 	pthread_barrier_wait(&r->start);
 	for (n = 0; !fnr_stopped(&r->ctl); n++) {
 		len = lens[n % 4];
 		off = PG + (n * 520) % (PG - len + 1);
 		c0 = __atomic_load_n(&r->free_seq, __ATOMIC_SEQ_CST);
+		u0 = __atomic_load_n(&r->unpoisoned, __ATOMIC_SEQ_CST);
+		t = fnr_now();
 		got = pread(r->fd, buf, len, off);
-		c1 = __atomic_load_n(&r->free_seq, __ATOMIC_SEQ_CST);
+		t = fnr_now() - t;
+		u1 = __atomic_load_n(&r->unpoisoned, __ATOMIC_SEQ_CST);
 		/* Not expected: the page leaves the file before the poison. */
 		if (got < 0 && errno == EIO) {
 			__atomic_add_fetch(&r->eio, 1, __ATOMIC_RELAXED);
@@ -297,8 +304,12 @@ static void *up_reader_fn(void *arg)
 			break;
 		}
 		__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELAXED);
-		/* The race: the page left the file and was freed meanwhile. */
-		if (!(c0 & 1) && c1 >= c0 + 2)
+		/*
+		 * The race: a read held after its check (half the delay or
+		 * more) that began before a soft offline and ended after the
+		 * unpoison that freed the page.
+		 */
+		if (!(c0 & 1) && u1 > u0 && t >= UP_HELD_S)
 			__atomic_add_fetch(&r->spanned, 1, __ATOMIC_RELAXED);
 		if (!fnr_check(buf, got, off, UP_ID, 1, why, sizeof(why)))
 			continue;
@@ -340,7 +351,7 @@ FIXTURE_SETUP(unpoison)
 		SKIP(return, "no %s: CONFIG_HWPOISON_INJECT off?", UNPOISON);
 	if (!access(DELAY_VALIDATED, W_OK)) {
 		self->delay_on = true;
-		ASSERT_EQ(0, fnr_write_str(DELAY_VALIDATED, "20000\n"));
+		ASSERT_EQ(0, fnr_write_long(DELAY_VALIDATED, UP_DELAY_US));
 	}
 }
 
@@ -428,6 +439,7 @@ TEST_F_TIMEOUT(unpoison, soft_offline, 120)
 		}
 		ASSERT_EQ(0, rc) TH_LOG("unpoison pfn %#llx: %s",
 					(unsigned long long)pfn, strerror(errno));
+		__atomic_add_fetch(&r->unpoisoned, 1, __ATOMIC_SEQ_CST);
 		__atomic_add_fetch(&r->free_seq, 1, __ATOMIC_SEQ_CST);
 		done++;
 		usleep(30000);
@@ -443,7 +455,7 @@ TEST_F_TIMEOUT(unpoison, soft_offline, 120)
 	TH_LOG("%d/%d offlined, unpoisoned (%d busy); %lu reads (%lu EIO), %ld noref, %lu bad%s",
 	       done, UP_ROUNDS, busy, r->reads, r->eio, noref, r->bad.n,
 	       self->delay_on ? " (readers delayed after the check)" : "");
-	TH_LOG("%lu reads began before an offline and ended after its unpoison",
+	TH_LOG("%lu held reads began before an offline and ended after its unpoison",
 	       r->spanned);
 	if (r->bad.have_why)
 		TH_LOG("first bad read: %s", r->bad.why);

@@ -374,11 +374,14 @@ static void report_bad(struct split_race *r, struct reader *rd, uint64_t off,
 	bool zeros;
 	int b;
 
-	memcpy(&want, r->image + cell, 8);
-	if (cell >= off && cell + 8 <= off + got)
+	/* A cell the read holds in part is judged by its first bad byte. */
+	if (cell >= off && cell + 8 <= off + got) {
+		memcpy(&want, r->image + cell, 8);
 		memcpy(&v, rd->buf + (cell - off), 8);
-	else
+	} else {
+		want = r->image[o];
 		v = rd->buf[i];
+	}
 	for (b = 0, zeros = true; b < 64; b += 8)
 		if ((v >> b & 0xff) && (v >> b & 0xff) != (want >> b & 0xff))
 			zeros = false;
@@ -591,14 +594,19 @@ FIXTURE_TEARDOWN_PARENT(split)
 		unlink(self->path);
 }
 
-/* Let the race run for @seconds; a control run stops at a bad read. */
+/*
+ * Let the race run for @seconds; a control run stops at a read of a freed
+ * page (the verdict it is built for, see report_bad()).
+ */
 static void race_wait(struct split_race *r, long seconds, bool control)
 {
 	double end = fnr_now() + seconds;
 
 	while (!fnr_stopped(&r->ctl) && fnr_now() < end) {
 		usleep(10000);
-		if (control && __atomic_load_n(&r->bad, __ATOMIC_RELAXED))
+		if (control &&
+		    (__atomic_load_n(&r->bad_of[BAD_ZEROS], __ATOMIC_RELAXED) ||
+		     __atomic_load_n(&r->bad_of[BAD_REUSED], __ATOMIC_RELAXED)))
 			break;
 	}
 	fnr_set_stop(&r->ctl);
