@@ -30,7 +30,7 @@ help:
 	@echo "make check-one    those steps for SERIES alone, no closing line if a"
 	@echo "                  step before the selftests fails"
 	@echo "make check-debug  make check (the same series) on a KASAN/lockdep/DEBUG_VM"
-	@echo "                  kernel"
+	@echo "                  kernel (.ci/run: the mainline)"
 	@echo "make check-also   prove git am applies the series to the second tree"
 	@echo "                  BASE names (ALSO_*: 7.3.4 for the mainline); no build"
 	@echo "make check-figures  the exported cover letter's figures are what its"
@@ -55,8 +55,9 @@ help:
 	@echo "                  the selftests patch in build/NAME/linux (then make export)"
 	@echo "make quilt-check  prove quilt push -a --fuzz=0 applies the series"
 	@echo "make check-series build after every patch (tinyconfig + scripts/bisect.config),"
-	@echo "                  checkpatch --strict each"
-	@echo "                  (.ci/run: the mainline only)"
+	@echo "                  checkpatch --strict each; records the result in"
+	@echo "                  results/NAME/series.txt, which make check compares with"
+	@echo "                  the series (not in .ci/run: time)"
 	@echo "make check-matrix page-flag room (NUMA, MAXSMP, MGLRU...) and i386"
 	@echo "make check-distro Debian's own kernel config: page->flags layout with"
 	@echo "                  the series, and mm/ plus the touched files compile"
@@ -81,6 +82,7 @@ check:
 
 check-one: base
 	@scripts/check-figures.sh
+	@scripts/series-record.sh
 	@scripts/quilt-check.sh
 	@if grep -q '^ALSO_VERSION=' "$(SERIES)/BASE"; then scripts/check-also.sh; fi
 	@scripts/check-b4.sh

@@ -8,7 +8,10 @@
 # its code tests is set (or named in an '# off:' line of the fragment).
 # Run checkpatch.pl --strict on every patch and list what it reports (the
 # changelogs explain what is left). SERIES picks the series (default: the
-# mainline one).
+# mainline one). Records the result in results/NAME/series.txt: each
+# patch's patch-id (git patch-id --stable: the code, not the changelog)
+# and checkpatch's findings; make check compares the series with it
+# (scripts/series-record.sh), as .ci/run has no time for these builds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,6 +25,8 @@ fresh_worktree "$src"
 cplog=$BUILD/checkpatch
 rm -rf "$cplog"
 mkdir -p "$cplog"
+record=$BUILD/series.txt
+: >"$record"
 
 n=0
 for p in $patches; do
@@ -35,11 +40,14 @@ for p in $patches; do
 	(cd "$src" && perl scripts/checkpatch.pl --strict --no-tree -q \
 		"$SDIR/patches/$p") >"$cplog/checkpatch-$n.log" 2>&1 || rc=$?
 	if [ $rc = 0 ]; then
-		echo "    checkpatch: clean"
+		found=clean
 	else
-		grep -E '^(ERROR|WARNING|CHECK):' "$cplog/checkpatch-$n.log" |
-			sed 's|^|    checkpatch: |'
+		found=$(grep -oE '^(ERROR|WARNING|CHECK):[A-Z_]+' "$cplog/checkpatch-$n.log" |
+			sort | uniq -c | awk '{ printf "%s%s x%s", NR > 1 ? ", " : "", $2, $1 }')
 	fi
+	echo "    checkpatch: $found"
+	id=$(git patch-id --stable <"$SDIR/patches/$p" | cut -d' ' -f1)
+	echo "$id $p builds; checkpatch --strict: $found" >>"$record"
 done
 
 # What the last build compiled covers what the series changes.
@@ -60,3 +68,12 @@ for c in $(git -C "$src" diff base HEAD -- '*.c' '*.h' ':!tools' |
 done
 [ $bad = 0 ] || die "the per-patch build does not cover the series"
 info "all $n patches of $SERIES/series build one by one on $(series_label) (flavor bisect)"
+results=$TOP/results/$(base_field NAME)
+mkdir -p "$results"
+{
+	echo "# make check-series SERIES=$SERIES: every patch built on its own (flavor bisect) on $(series_label)"
+	echo "# patch-id (git patch-id --stable) patch: result; scripts/series-record.sh checks the series against it"
+	cat "$record"
+	echo "# all $n patches build one by one"
+} >"$results/series.txt"
+info "recorded in ${results#"$TOP"/}/series.txt (commit it with the series)"

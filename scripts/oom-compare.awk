@@ -51,7 +51,7 @@ function at(k, e) {
 }
 END {
 	if (!("base" in edge) || !("patched" in edge)) {
-		print "not ok 1 oom: edge: results missing (see the oom-base and oom-patched logs)"
+		print "not ok 1 oom: edge: results missing (see the oom-base and oom-patched boots' logs)"
 		print "not ok 2 oom: results missing"
 		print "not ok 3 oom: results missing"
 		exit

@@ -123,7 +123,8 @@ static int read_twice(struct __test_metadata *_metadata, const char *path)
 	return ret;
 }
 
-TEST_F(lru, fast_path_reads_activate)
+/* 7.5 s of sleeps and 64 MiB checked byte by byte: slow under TCG. */
+TEST_F_TIMEOUT(lru, fast_path_reads_activate, 90)
 {
 	long before, cold, after, noref, activate;
 	char why[128];

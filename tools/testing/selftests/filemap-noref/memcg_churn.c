@@ -81,8 +81,11 @@
 #define HIGH_THROTTLED	1.9	/* s: the penalty sleeps 2 s less a jiffy */
 /* A step: a write throttled a few times (2 s each), or a truncate. */
 #define HIGH_STEP_S	30
-/* The child's start, two steps a write, and the setup's drain. */
-#define HIGH_TEST_SECONDS	((2 * HIGH_WRITES + 1) * HIGH_STEP_S + 30)
+/*
+ * The child's start, two steps a write, the setup's drain, and a margin:
+ * a step that runs out fails the test, and the teardown runs then.
+ */
+#define HIGH_TEST_SECONDS	((2 * HIGH_WRITES + 1) * HIGH_STEP_S + 60)
 
 static int seconds(void)
 {

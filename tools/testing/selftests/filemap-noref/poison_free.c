@@ -364,7 +364,8 @@ FIXTURE_TEARDOWN_PARENT(unpoison)
 		unlink(self->path);
 }
 
-TEST_F_TIMEOUT(unpoison, soft_offline, 120)
+/* 20 rounds, each a compaction and up to 1 s of unpoison retries. */
+TEST_F_TIMEOUT(unpoison, soft_offline, 240)
 {
 	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
 	pthread_t *th = calloc(nr, sizeof(*th));

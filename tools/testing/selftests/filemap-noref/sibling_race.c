@@ -19,7 +19,10 @@
  * stop 1 ms before each step to the next folio (debugfs
  * filemap_noref/delay_next_us), which turns a narrow window into a likely
  * one.  Any wrong byte fails the test; the bug it guards against kills
- * the reader with an oops, which the harness reports as a failure.
+ * the reader with an oops, which the harness reports as a failure.  There
+ * too, debugfs filemap_noref/sibling_entries counts the sibling entries
+ * readers met, and the test requires one or more: a run that never met
+ * one did not race.
  *
  * Skips unless FNR_DIR is on xfs.  Environment: FNR_DIR, FNR_SECONDS
  * (default 4), FNR_READERS (default 2).
@@ -42,7 +45,9 @@
 #define MAX_DROP	(256 * 1024)
 #define FILE_ID		0x51b1
 #define DROPPERS	2
-#define DELAY_NEXT	"/sys/kernel/debug/filemap_noref/delay_next_us"
+#define FNR_DEBUGFS	"/sys/kernel/debug/filemap_noref/"
+#define DELAY_NEXT	FNR_DEBUGFS "delay_next_us"
+#define SIBLINGS	FNR_DEBUGFS "sibling_entries"
 
 struct sibling_race {
 	int fd;
@@ -173,6 +178,7 @@ TEST_F_TIMEOUT(sibling, race, 150)
 	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
 	struct worker *w = calloc(nr + DROPPERS, sizeof(*w));
 	struct sibling_race *r = &self->r;
+	long siblings = fnr_read_long(SIBLINGS);
 	char why[128];
 	double end;
 	long noref;
@@ -204,9 +210,11 @@ TEST_F_TIMEOUT(sibling, race, 150)
 	}
 	free(w);
 	noref = fnr_vmstat(FNR_NOREF_READ) - noref;
+	if (siblings >= 0)
+		siblings = fnr_read_long(SIBLINGS) - siblings;
 
-	TH_LOG("%lu reads, %lu bad; %lu ranges dropped and read back%s",
-	       r->reads, r->bad.n, r->drops,
+	TH_LOG("%lu reads, %lu bad; %lu ranges dropped and read back; sibling entries met: %ld%s",
+	       r->reads, r->bad.n, r->drops, siblings,
 	       self->delay_on ? " (readers delayed between folios)" : "");
 	if (r->bad.have_why)
 		TH_LOG("first bad read: %s", r->bad.why);
@@ -215,6 +223,10 @@ TEST_F_TIMEOUT(sibling, race, 150)
 	ASSERT_LT(0, r->drops);
 	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
 		TH_LOG("%s", why);
+	/* -1: no CONFIG_DEBUG_VM, nothing counts them. */
+	if (siblings >= 0)
+		ASSERT_LT(0, siblings)
+			TH_LOG("no reader met a sibling entry: the race did not happen");
 	EXPECT_EQ(0, r->bad.n);
 }
 
