@@ -43,7 +43,7 @@ for p in $patches; do
 		found=clean
 	else
 		found=$(grep -oE '^(ERROR|WARNING|CHECK):[A-Z_]+' "$cplog/checkpatch-$n.log" |
-			sort | uniq -c | awk '{ printf "%s%s x%s", NR > 1 ? ", " : "", $2, $1 }')
+			sort | uniq -c | awk '{ printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1 }')
 	fi
 	echo "    checkpatch: $found"
 	id=$(git patch-id --stable <"$SDIR/patches/$p" | cut -d' ' -f1)

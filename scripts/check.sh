@@ -308,7 +308,7 @@ for b in "${extra_boots[@]}"; do
 done
 [ ! -s "$out/oom/results.tap" ] || tested_args+=(boot=oom "$out/oom/results.tap")
 {
-	echo "# kernel $(base_field VERSION)"
+	echo "# kernel $(base_field VERSION)$suffix"
 	echo "# closing $closing"
 	awk -f "$TOP/scripts/tested.awk" "${tested_args[@]}"
 } >"$out/tested.txt"
