@@ -37,7 +37,7 @@ for p in $patches; do
 		die "the build breaks at $SERIES/patches/$p (log: $obj/build.log)"
 	# checkpatch's findings are reported, not fatal: see the changelogs.
 	rc=0
-	(cd "$src" && perl scripts/checkpatch.pl --strict --no-tree -q \
+	(cd "$src" && perl scripts/checkpatch.pl --strict --show-types --no-tree -q \
 		"$SDIR/patches/$p") >"$cplog/checkpatch-$n.log" 2>&1 || rc=$?
 	if [ $rc = 0 ]; then
 		found=clean
