@@ -12,10 +12,17 @@
 # patch's patch-id (git patch-id --stable: the code, not the changelog)
 # and checkpatch's findings; make check compares the series with it
 # (scripts/series-record.sh), as .ci/run has no time for these builds.
+# FROM=N builds only from patch N on: the patches before it are applied
+# unbuilt, and their code must be what the record says was built.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 patches=$(series_patches)
+from=${FROM:-1}
+old=$TOP/results/$(base_field NAME)/series.txt
+if [ "$from" != 1 ] && [ ! -f "$old" ]; then
+	die "FROM=$from: ${old#"$TOP"/} is missing, so patches before $from were never built: run without FROM"
+fi
 "$TOP/scripts/get-base.sh" >/dev/null
 # check.sh's scratch work tree, reset to the base: one copy of the tree
 # on disk. The per-patch builds have their own object directory.
@@ -32,9 +39,16 @@ n=0
 for p in $patches; do
 	n=$((n + 1))
 	am_patch "$src" "$p"
-	info "[$n] $SERIES/patches/$p: building"
-	"$TOP/scripts/build-kernel.sh" "$src" "$obj" bisect >/dev/null ||
-		die "the build breaks at $SERIES/patches/$p (log: $obj/build.log)"
+	id=$(git patch-id --stable <"$SDIR/patches/$p" | cut -d' ' -f1)
+	if [ $n -lt "$from" ]; then
+		awk -v id="$id" -v p="$p" '$1 == id && $2 == p { f = 1 } END { exit !f }' "$old" ||
+			die "FROM=$from: the code of $SERIES/patches/$p is not what ${old#"$TOP"/} says was built: run without FROM"
+		info "[$n] $SERIES/patches/$p: built before (${old#"$TOP"/}), not built again"
+	else
+		info "[$n] $SERIES/patches/$p: building"
+		"$TOP/scripts/build-kernel.sh" "$src" "$obj" bisect >/dev/null ||
+			die "the build breaks at $SERIES/patches/$p (log: $obj/build.log)"
+	fi
 	# checkpatch's findings are reported, not fatal: see the changelogs.
 	rc=0
 	(cd "$src" && perl scripts/checkpatch.pl --strict --show-types --no-tree -q \
@@ -46,11 +60,12 @@ for p in $patches; do
 			sort | uniq -c | awk '{ printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1 }')
 	fi
 	echo "    checkpatch: $found"
-	id=$(git patch-id --stable <"$SDIR/patches/$p" | cut -d' ' -f1)
 	echo "$id $p builds; checkpatch --strict: $found" >>"$record"
 done
 
 # What the last build compiled covers what the series changes.
+[ "$from" -le $n ] || "$TOP/scripts/build-kernel.sh" "$src" "$obj" bisect >/dev/null ||
+	die "the build of the whole series breaks (log: $obj/build.log)"
 frag=$(config_fragment bisect.config)
 bad=0
 for f in $(git -C "$src" diff --name-only base HEAD -- '*.c' ':!tools'); do
@@ -74,6 +89,6 @@ mkdir -p "$results"
 	echo "# make check-series SERIES=$SERIES: every patch built on its own (flavor bisect) on $(series_label)"
 	echo "# patch-id (git patch-id --stable) patch: result; scripts/series-record.sh checks the series against it"
 	cat "$record"
-	echo "# all $n patches build one by one"
+	echo "# all $n patches build one by one${FROM:+ (this run built $from to $n; the others as recorded before)}"
 } >"$results/series.txt"
 info "recorded in ${results#"$TOP"/}/series.txt (commit it with the series)"
