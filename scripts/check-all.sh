@@ -4,10 +4,10 @@
 # later ones even if an earlier one fails; fails if any failed. Each kernel
 # gets one closing line: check.sh's "check NAME (VERSION): N passed, ...",
 # or, when a step before the selftests stopped it, "check NAME (VERSION):
-# FAILED before the selftests (error above)". Before each series it
-# checks that the disk has room for it (NEED_GIB, default 7: one series'
-# trees, objects and guests, measured about 6 GiB cold) and after each it
-# reports how much the build uses. CHECK_LEAN=1 (.ci/run) removes a
+# FAILED before the selftests (error above)"; "check-debug" with DEBUG=1.
+# Before each series it checks that the disk has room for it (NEED_GIB,
+# default 7: one series' trees, objects and guests, measured about 6 GiB
+# cold) and after each it reports how much the build uses. CHECK_LEAN=1 (.ci/run) removes a
 # series' trees and objects once it is done; its logs stay.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +23,9 @@ disk_report() {
 	info "disk: build/ holds $(du -sh "$TOP/build" | cut -f1), $(df -h --output=avail "$TOP/build" | tail -n 1 | tr -d ' ') free"
 }
 closing=$(mktemp)
+# The closing lines begin as check.sh's do.
+name=check
+[ "${DEBUG:-0}" != 1 ] || name=check-debug
 trap 'rm -f "$closing"' EXIT
 status=0
 summary=()
@@ -34,14 +37,14 @@ for s in "$@"; do
 	free=$(df --output=avail -B1G "$TOP/build" | tail -n 1 | tr -d ' ')
 	if [ "$free" -lt "$need" ]; then
 		echo "error: only $free GiB free on the filesystem of $TOP/build; make check needs about $need GiB per series (NEED_GIB)" >&2
-		echo "check $label: FAILED before the selftests (not enough disk)" >"$closing"
+		echo "$name $label: FAILED before the selftests (not enough disk)" >"$closing"
 		rc=1
 	else
 		CHECK_CLOSING=$closing make --no-print-directory -C "$TOP" check-one SERIES="$s" || rc=$?
 	fi
 	if [ $rc != 0 ]; then
 		status=1
-		[ -s "$closing" ] || echo "check $label: FAILED before the selftests (error above)" >"$closing"
+		[ -s "$closing" ] || echo "$name $label: FAILED before the selftests (error above)" >"$closing"
 	fi
 	disk_report
 	if [ "${CHECK_LEAN:-0}" = 1 ]; then

@@ -13,7 +13,8 @@
 # control run, in two layouts: boot memory made movable (movablecore=),
 # and a pc-dimm that the guest hot-adds through ACPI and onlines movable.
 # DEBUG=1 uses the debug kernel config and has neither control nor OOM
-# boots, nor the movablecore= layout. SERIES picks the series (default:
+# boots, nor the movablecore= layout; its closing line begins
+# "check-debug". SERIES picks the series (default:
 # the mainline); the closing line names its kernel, "check mainline
 # (7.3-rc7): ...", and goes to the file CHECK_CLOSING too if that is set
 # (scripts/check-all.sh).
@@ -45,6 +46,17 @@ MOVABLECORE=384M HOTMEM_MIB=4096
 # The pc-dimm layout: 1 GiB of boot memory and a 512 MiB pc-dimm, four
 # movable blocks that all go offline.
 DIMM_BOOT_MIB=1024 DIMM_SIZE_MIB=512
+# Every boot ends when its job has printed nothing for longer than one
+# program may run (the guest kills a program at the timeout of 'settings'),
+# which a hung guest reaches in minutes, or after an hour, which a run
+# that goes on printing does not need: a passing check boot takes about
+# ten minutes under TCG.
+settings=$TOP/tools/testing/selftests/filemap-noref/settings
+prog_timeout=$(sed -n 's/^timeout=//p' "$settings")
+[ -n "$prog_timeout" ] || die "$settings has no timeout= line"
+IDLE=${IDLE:-$((prog_timeout + 60))}
+TIMEOUT=${TIMEOUT:-3600}
+export IDLE TIMEOUT
 src=$BUILD/patched/src
 obj=$BUILD/patched/obj-check$suffix
 out=$BUILD/check$suffix
@@ -267,16 +279,25 @@ if [ $oom_ok = 0 ]; then
 fi
 # kselftest as CI systems run it (scripts/guest/jobs/kselftest): the installed
 # tree's run_kselftest.sh, its KTAP line, the timeout from 'settings' and
-# one that fires.
+# one that fires; then the check job's own timeout on a test that runs
+# on in its own process group, which scripts/guest/jobs/killrest must find.
 if [ -s "$out/results.log" ]; then
 	for l in '^ok 1 selftests: filemap-noref: read_semantics$' \
 		'^# timeout set to 600$' \
-		'^# timeout probe: not ok 1 selftests: filemap-noref: evict_race # TIMEOUT 2 seconds$'; do
+		'^# timeout probe: not ok 1 selftests: filemap-noref: evict_race # TIMEOUT 2 seconds$' \
+		'^# kill probe: # FNR-KILLED evict_race: [1-9][0-9]* process(es) left after the timeout$'; do
 		grep -q "$l" "$out/results.log" && continue
-		fail_line "run_kselftest.sh in the guest printed no line matching '$l' (see $out/results.log)"
+		fail_line "the guest's kselftest job printed no line matching '$l' (see $out/results.log)"
 		fail=$((fail + 1))
 	done
 fi
+# A test that SIGKILL did not end (scripts/guest/jobs/killrest).
+for f in "$out/results.log" "$out"/*/results.log; do
+	[ -f "$f" ] || continue
+	grep -qE '^(# kill probe: )?FNR-STUCK ' "$f" || continue
+	fail_line "$(grep -m1 -E '^(# kill probe: )?FNR-STUCK ' "$f") ($f)"
+	fail=$((fail + 1))
+done
 if [ $guest_ok = 0 ]; then
 	fail_line "the guest run (timeout, unclean end or kernel splat, see above)"
 	fail=$((fail + 1))
@@ -297,7 +318,7 @@ if [ "${DEBUG:-0}" != 1 ]; then
 		fail=$((fail + n))
 	fi
 fi
-closing="check $(series_label): $pass passed, $fail failed, $skip skipped"
+closing="check$suffix $(series_label): $pass passed, $fail failed, $skip skipped"
 echo "$closing"
 # What was tested, a line per program and file system: the cover
 # letter's table (scripts/tested-table.awk) once copied to

@@ -13,7 +13,10 @@
 # expected: count them, do not fail), EXTRA_DRIVES (more disk images, after
 # the three of scripts/mkdisks.sh: /dev/vdd, /dev/vde, ...; snapshot=on
 # too), DIMM_MIB (x86: a pc-dimm of that size present at boot, which the
-# guest adds through ACPI memory hotplug; memhp_default_state= onlines it).
+# guest adds through ACPI memory hotplug; memhp_default_state= onlines it),
+# IDLE (seconds: a guest whose job console stays silent that long, boot
+# included, is hung and killed then, not at the end of TIMEOUT; default
+# 0, no such limit).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -89,15 +92,42 @@ timeout -k 10 "$timeout" $qemu "${machine[@]}" -m "$mem" "${dimm[@]}" \
 	-append "console=$console panic=-1 fnr.job=$job ${tcg_append:-} ${APPEND:-}" \
 	-serial file:"$out/console.log" "${results[@]}" \
 	"${drives[@]}" \
-	>"$out/qemu.log" 2>&1 || rc=$?
+	>"$out/qemu.log" 2>&1 &
+qpid=$!
+trap 'kill $qpid 2>/dev/null' EXIT
+# The job's console, not the kernel's: a hung kernel can go on printing
+# (RCU stall reports) while the job makes no progress.
+idle=${IDLE:-0} quiet=0 last=0 hung=0
+while [ "$idle" -gt 0 ] && kill -0 $qpid 2>/dev/null; do
+	sleep 5
+	size=$(stat -c %s "$out/results.log" 2>/dev/null || echo 0)
+	if [ "$size" != "$last" ]; then
+		last=$size quiet=0
+	else
+		quiet=$((quiet + 5))
+	fi
+	if [ $quiet -ge "$idle" ]; then
+		# It may have ended in these 5 s: then wait says how.
+		if kill $qpid 2>/dev/null; then
+			hung=1
+		fi
+		break
+	fi
+done
+wait $qpid || rc=$?
+trap - EXIT
 # The guest's serial line turns each newline into CR LF (the tty's ONLCR):
 # the job's output is read line by line, so leave plain lines.
 if [ -f "$out/results.log" ]; then
 	sed -i 's/\r$//' "$out/results.log"
 fi
 
-if [ $rc = 124 ] || [ $rc = 137 ]; then
-	echo "error: guest ($job) timed out after $timeout s; console tail:" >&2
+if [ $hung = 1 ] || [ $rc = 124 ] || [ $rc = 137 ]; then
+	if [ $hung = 1 ]; then
+		echo "error: guest ($job) printed nothing for $idle s, killed; console tail:" >&2
+	else
+		echo "error: guest ($job) timed out after $timeout s; console tail:" >&2
+	fi
 	tail -n 40 "$out/console.log" >&2
 	echo "--- results tail:" >&2
 	tail -n 10 "$out/results.log" >&2
