@@ -39,9 +39,9 @@ n=0
 for p in $patches; do
 	n=$((n + 1))
 	am_patch "$src" "$p"
-	id=$(git patch-id --stable <"$SDIR/patches/$p" | cut -d' ' -f1)
+	id=$(patch_id "$p")
 	if [ $n -lt "$from" ]; then
-		awk -v id="$id" -v p="$p" '$1 == id && $2 == p { f = 1 } END { exit !f }' "$old" ||
+		[ "$(recorded_id "$old" "$p")" = "$id" ] ||
 			die "FROM=$from: the code of $SERIES/patches/$p is not what ${old#"$TOP"/} says was built: run without FROM"
 		info "[$n] $SERIES/patches/$p: built before (${old#"$TOP"/}), not built again"
 	else

@@ -113,6 +113,18 @@ series_patches() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SDIR/series"
 }
 
+# patch_id PATCH: the patch-id of $SDIR/patches/PATCH (git patch-id
+# --stable: its diff, not its changelog).
+patch_id() {
+	git patch-id --stable <"$SDIR/patches/$1" | cut -d' ' -f1
+}
+
+# recorded_id RECORD PATCH: the patch-id that make check-series wrote for
+# PATCH in RECORD (results/NAME/series.txt), or nothing.
+recorded_id() {
+	awk -v p="$2" '!/^#/ && $2 == p { print $1 }' "$1"
+}
+
 # series_label [DIR]: "NAME (VERSION)" from the BASE file of the series
 # (or of the series in DIR), e.g. "mainline (7.3-rc7)".
 series_label() {

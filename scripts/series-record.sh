@@ -15,8 +15,8 @@ record=$TOP/results/$(base_field NAME)/series.txt
 n=0
 for p in $(series_patches); do
 	n=$((n + 1))
-	id=$(git patch-id --stable <"$SDIR/patches/$p" | cut -d' ' -f1)
-	want=$(awk -v p="$p" '!/^#/ && $2 == p { print $1 }' "$record")
+	id=$(patch_id "$p")
+	want=$(recorded_id "$record" "$p")
 	[ -n "$want" ] ||
 		die "$SERIES/patches/$p is not in ${record#"$TOP"/}: run make check-series SERIES=$SERIES"
 	[ "$id" = "$want" ] ||
