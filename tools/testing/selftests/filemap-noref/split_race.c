@@ -125,7 +125,7 @@ struct split_race {
 	uint8_t *image;			/* what the file holds */
 	pthread_barrier_t start;
 	struct fnr_stop ctl;
-	unsigned long bad, reads, kib, cuts, refreshes, not_split;
+	unsigned long reads, kib, cuts, refreshes, not_split;
 	unsigned long bad_of[NR_BAD_KINDS];
 	bool have_why;
 	char why[1024];
@@ -431,22 +431,32 @@ static bool zero_page_race(const uint8_t *buf, uint64_t off, size_t len,
 	return true;
 }
 
-/* True if the bytes read are the image's, but for zero_page_race(). */
-static bool check_read(struct split_race *r, struct reader *rd, uint64_t off,
+/* Report the read unless its bytes are the image's, or zero_page_race(). */
+static void check_read(struct split_race *r, struct reader *rd, uint64_t off,
 		       size_t len, size_t got, bool cut_overlap)
 {
 	size_t i;
 
 	if (!memcmp(rd->buf, r->image + off, got))
-		return true;
+		return;
 	for (i = 0; rd->buf[i] == r->image[off + i]; i++)
 		;
 	if (cut_overlap && zero_page_race(rd->buf, off, len, got, i)) {
 		__atomic_add_fetch(&r->cut_zeros, 1, __ATOMIC_RELAXED);
-		return true;
+		return;
 	}
 	report_bad(r, rd, off, got, i);
-	return false;
+}
+
+/* Bad reads of every kind: report_bad() counts each read once. */
+static unsigned long bad_reads(struct split_race *r)
+{
+	unsigned long n = 0;
+	int k;
+
+	for (k = 0; k < NR_BAD_KINDS; k++)
+		n += __atomic_load_n(&r->bad_of[k], __ATOMIC_RELAXED);
+	return n;
 }
 
 static void *reader_fn(void *arg)
@@ -485,8 +495,7 @@ static void *reader_fn(void *arg)
 		}
 		rd->reads++;
 		rd->kib += got >> 10;
-		if (!check_read(r, rd, off, len, got, c0 != c1 || (c0 & 1)))
-			__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+		check_read(r, rd, off, len, got, c0 != c1 || (c0 & 1));
 	}
 	return NULL;
 }
@@ -625,6 +634,7 @@ TEST_F_TIMEOUT(split, race, 240)
 	struct reader *rd = calloc(nr, sizeof(*rd));
 	struct split_race *r = &self->r;
 	long splits, failed, noref, torn = fnr_read_long(TORN_SIZES);
+	unsigned long bad;
 	char why[128];
 	pthread_t sp;
 
@@ -673,21 +683,22 @@ TEST_F_TIMEOUT(split, race, 240)
 		self->defer_off = false;
 	}
 
+	bad = bad_reads(r);
 	if (r->at_index) {
 		TH_LOG(
 	"%lu reads (%lu MiB), %lu bad; %lu splits at a non-zero index (%ld split, %ld failed); torn folio sizes refused: %ld%s",
-		       r->reads, r->kib >> 10, r->bad, r->cuts, splits, failed,
+		       r->reads, r->kib >> 10, bad, r->cuts, splits, failed,
 		       torn >= 0 ? fnr_read_long(TORN_SIZES) - torn : -1,
 		       self->delays_on ? " (windows widened)" : "");
 	} else {
 		TH_LOG(
 	"%lu reads (%lu MiB), %lu bad; %lu cuts, %lu folios replaced; %ld splits, %ld failed (%lu cuts skipped)",
-		       r->reads, r->kib >> 10, r->bad, r->cuts, r->refreshes,
+		       r->reads, r->kib >> 10, bad, r->cuts, r->refreshes,
 		       splits, failed, r->not_split);
 	}
 	TH_LOG("%lu reads ended in the zero page of a cut (allowed, see zero_page_race())",
 	       r->cut_zeros);
-	if (r->bad)
+	if (bad)
 		TH_LOG("bad reads: %lu zeros, %lu with the splitter's stamp, %lu foreign",
 		       r->bad_of[BAD_ZEROS], r->bad_of[BAD_REUSED],
 		       r->bad_of[BAD_FOREIGN]);
@@ -702,7 +713,7 @@ TEST_F_TIMEOUT(split, race, 240)
 	 * that one was lost (a control run can find one in the folio that
 	 * a replacement freed before the first split).
 	 */
-	if (!r->bad)
+	if (!bad)
 		ASSERT_LT(0, splits) TH_LOG("no huge folio was split");
 	if (variant->hotplug)
 		fnr_hotplug_check(_metadata, &self->hp);
@@ -712,7 +723,7 @@ TEST_F_TIMEOUT(split, race, 240)
 			TH_LOG("defer_free=0 but no zeros nor splitter's stamp read: %s",
 			       "the test could not detect the injected bug");
 	} else {
-		EXPECT_EQ(0, r->bad)
+		EXPECT_EQ(0, bad)
 			TH_LOG("readers copied freed or foreign memory");
 	}
 }
