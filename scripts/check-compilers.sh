@@ -18,6 +18,13 @@ out=$BUILD/compilers
 "$TOP/scripts/apply.sh" "$src"
 mkdir -p "$out"
 fail=0
+# The result lines, also in $out/summary.txt: copied to
+# results/NAME/compilers.txt, the cover letter's "@figures lines".
+summary=$out/summary.txt
+echo "# check-compilers $(base_field VERSION)" >"$summary"
+say() {
+	echo "$*" | tee -a "$summary"
+}
 
 # 1. clang, the whole kernel.
 want=$(cd "$src" && SRCARCH=x86 ARCH=x86_64 scripts/min-tool-version.sh llvm)
@@ -25,16 +32,16 @@ clang=$(find_clang)
 have=
 [ -z "$clang" ] || have=$("$clang" -dumpversion)
 if [ -z "$clang" ]; then
-	echo "SKIPPED: clang build: no clang (apt-get install clang-19; the tree needs LLVM $want)"
+	say "SKIPPED: clang build: no clang (apt-get install clang-19; the tree needs LLVM $want)"
 elif ! version_ge "$have" "$want"; then
-	echo "SKIPPED: clang build: $(base_field VERSION) needs LLVM $want (scripts/min-tool-version.sh), the newest clang here is $clang $have"
+	say "SKIPPED: clang build: $(base_field VERSION) needs LLVM $want (scripts/min-tool-version.sh), the newest clang here is $clang $have"
 else
 	KCC=$clang "$TOP/scripts/build-kernel.sh" "$src" "$BUILD/patched/obj-clang" check
 	if grep -n 'warning:' "$BUILD/patched/obj-clang/build.log"; then
-		echo "FAILED: $clang warnings (above; $BUILD/patched/obj-clang/build.log)" >&2
+		say "FAILED: $clang warnings (above; $BUILD/patched/obj-clang/build.log)" >&2
 		fail=1
 	else
-		echo "clang build ($clang $have): no warning"
+		say "clang $have: the series builds (check config) without a warning"
 	fi
 fi
 
@@ -43,11 +50,12 @@ fi
 "$TOP/scripts/build-kernel.sh" "$BUILD/base/src" "$BUILD/base/obj-check" check
 "$TOP/scripts/build-kernel.sh" "$src" "$BUILD/patched/obj-check" check
 objs=
+unbuilt=
 for f in $(git -C "$src" diff --name-only base HEAD -- '*.c' | grep -v '^tools/'); do
 	if [ -f "$BUILD/patched/obj-check/${f%.c}.o" ]; then
 		objs+=" ${f%.c}.o"
 	else
-		echo "note: $f is not built by the check config" >&2
+		unbuilt+=" $f"
 	fi
 done
 for tree in base patched; do
@@ -64,7 +72,9 @@ for tree in base patched; do
 		sort -u >"$out/$tree.warnings"
 done
 comm -13 "$out/base.warnings" "$out/patched.warnings" >"$out/new.warnings"
-echo "W=1 + sparse on$objs: $(wc -l <"$out/base.warnings") warnings on base, $(wc -l <"$out/patched.warnings") patched, $(wc -l <"$out/new.warnings") new"
+echo "W=1 + sparse on$objs"
+[ -z "$unbuilt" ] || say "not built by the check config, so not checked:$unbuilt"
+say "gcc W=1 + sparse (C=2) on the $(wc -w <<<"$objs") touched C files the check config builds: $(wc -l <"$out/base.warnings") warnings on base, $(wc -l <"$out/patched.warnings") patched, $(wc -l <"$out/new.warnings") new"
 if [ -s "$out/new.warnings" ]; then
 	cat "$out/new.warnings" >&2
 	fail=1

@@ -7,7 +7,8 @@
 # from the top of the workbench), and each "@figures tested FILE..." by
 # scripts/tested-table.awk's table of make check's results files, and
 # each "@figures distro FILE..." by scripts/distro-table.awk's lines of
-# make check-distro's reports. The
+# make check-distro's reports, and each "@figures lines FILE..." by the
+# lines of FILE that are not comments (make check-compilers). The
 # figures come from their results files, never by hand: make export
 # writes them, make check-figures proves the exported cover letter still
 # has them.
@@ -35,7 +36,7 @@ while IFS= read -r line; do
 	n=$((n + 1))
 	[ $n -gt 2 ] || continue
 	case $line in
-	"@figures scale "* | "@figures tested "* | "@figures distro "*)
+	"@figures scale "* | "@figures tested "* | "@figures distro "* | "@figures lines "*)
 		# The words after "@figures KIND" name the results files.
 		read -r -a words <<<"$line"
 		list=$(results "${words[@]:2}")
@@ -49,7 +50,10 @@ while IFS= read -r line; do
 	"@figures tested "* | "@figures distro "*)
 		awk -f "$TOP/scripts/${words[1]}-table.awk" "${files[@]}"
 		;;
-	"@figures"*) die "$cover: unknown figures line '$line' (only '@figures scale FILE', '@figures tested FILE...' and '@figures distro FILE...')" ;;
+	"@figures lines "*)
+		grep -hv '^#' "${files[@]}"
+		;;
+	"@figures"*) die "$cover: unknown figures line '$line' (only '@figures scale FILE', '@figures tested FILE...', '@figures distro FILE...' and '@figures lines FILE...')" ;;
 	*) printf '%s\n' "$line" ;;
 	esac
 done <"$cover"
