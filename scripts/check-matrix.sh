@@ -19,6 +19,13 @@ out=$BUILD/matrix
 "$TOP/scripts/apply.sh" "$src"
 mkdir -p "$out"
 fail=0
+# The result lines, also in $out/summary.txt: copied to
+# results/NAME/matrix.txt, the cover letter's "@figures lines".
+summary=$out/summary.txt
+echo "# check-matrix $(base_field VERSION)" >"$summary"
+say() {
+	echo "$*" | tee -a "$summary"
+}
 
 # x86_64 with every option that takes page->flags bits.
 "$TOP/scripts/build-kernel.sh" "$src" "$BUILD/patched/obj-flagroom" flagroom
@@ -35,7 +42,7 @@ fi
 if ! layout=$(grep -o 'pageflags_layout_widths.*' "$out/flagroom/console.log"); then
 	layout="no pageflags_layout_widths line on the console"
 fi
-echo "flagroom: $layout"
+say "x86_64 flagroom (NUMA, MAXSMP, NUMA_BALANCING, LRU_GEN, ZONE_DEVICE...): $layout"
 # "Section 0 Node 10 Zone 3 Lastcpupid 21 Kasantag 0 Gen 3 Tier 2 Flags 25"
 if ! awk '{ for (i = 1; i < NF; i++) w[$i] = $(i + 1) }
 	END { exit !(w["Lastcpupid"] > 0 && w["Tier"] == 2) }' <<<"$layout"; then
@@ -60,5 +67,5 @@ awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/i386/results.log"
 read -r p f s < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/i386/results.log")
 [ "$p" -gt 0 ] && [ "$f" = 0 ] || fail=1
 grep -q ' rc=[1-9]' "$out/i386/results.log" && fail=1
-echo "check-matrix: i386 $p passed, $f failed, $s skipped"
+say "i386 (HIGHMEM, no PG_rcu_free): read_semantics and evict_race $p passed, $f failed, $s skipped"
 [ $fail = 0 ]

@@ -23,18 +23,18 @@ FNR == 1 { k++ }
 END {
 	printf "%-28s", "program (passed/failed/skipped)"
 	for (i = 1; i <= k; i++)
-		printf " %12s", label[i]
+		printf " %13s", label[i]
 	printf "\n"
 	for (j = 1; j <= n; j++) {
 		r = order[j]
 		printf "%-28s", r
 		for (i = 1; i <= k; i++)
-			printf " %12s", ((r, i) in p) ? p[r, i] "/" f[r, i] "/" s[r, i] : "-"
+			printf " %13s", ((r, i) in p) ? p[r, i] "/" f[r, i] "/" s[r, i] : "-"
 		printf "\n"
 	}
 	printf "%-28s", "total"
 	for (i = 1; i <= k; i++)
-		printf " %12s", tp[i] "/" tf[i] "/" ts[i]
+		printf " %13s", tp[i] "/" tf[i] "/" ts[i]
 	printf "\n"
 	for (i = 1; i <= k; i++)
 		print closing[i]
