@@ -30,7 +30,7 @@ help:
 	@echo "make check-one    those steps for SERIES alone, no closing line if a"
 	@echo "                  step before the selftests fails"
 	@echo "make check-debug  make check (the same series) on a KASAN/lockdep/DEBUG_VM"
-	@echo "                  kernel (.ci/run: the mainline)"
+	@echo "                  kernel (.ci/run: the mainline); 'check-debug NAME ...'"
 	@echo "make check-also   prove git am applies the series to the second tree"
 	@echo "                  BASE names (ALSO_*: 7.3.4 for the mainline); no build"
 	@echo "make check-figures  the exported cover letter's figures are what its"

@@ -8,7 +8,8 @@
 # scripts/tested-table.awk's table of make check's results files, and
 # each "@figures distro FILE..." by scripts/distro-table.awk's lines of
 # make check-distro's reports, and each "@figures lines FILE..." by the
-# lines of FILE that are not comments (make check-compilers). The
+# lines of FILE that are not comments (make check-compilers,
+# make check-matrix). The
 # figures come from their results files, never by hand: make export
 # writes them, make check-figures proves the exported cover letter still
 # has them.

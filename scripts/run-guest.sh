@@ -8,7 +8,7 @@
 # Environment: KARCH (x86_64, the default, i386 or arm64: qemu-system-aarch64
 # -M virt under TCG), SMP (vCPUs, default: host CPUs), MEM (MiB, default 1024),
 # ICOUNT=1 (one vCPU, guest time counts instructions), TIMEOUT (seconds,
-# default 1800), APPEND (extra kernel command line), ACCEL (kvm or tcg,
+# default 1800; make check: 3600), APPEND (extra kernel command line), ACCEL (kvm or tcg,
 # default: scripts/kvm-probe.sh decides), SPLATS_OK=1 (kernel reports are
 # expected: count them, do not fail), EXTRA_DRIVES (more disk images, after
 # the three of scripts/mkdisks.sh: /dev/vdd, /dev/vde, ...; snapshot=on
