@@ -299,8 +299,8 @@ fi
 # A test that SIGKILL did not end (scripts/guest/jobs/killrest).
 for f in "$out/results.log" "$out"/*/results.log; do
 	[ -f "$f" ] || continue
-	grep -qE '^(# kill probe: )?FNR-STUCK ' "$f" || continue
-	fail_line "$(grep -m1 -E '^(# kill probe: )?FNR-STUCK ' "$f") ($f)"
+	stuck=$(grep -m1 -E '^(# kill probe: )?FNR-STUCK ' "$f") || continue
+	fail_line "$stuck ($f)"
 	fail=$((fail + 1))
 done
 if [ $guest_ok = 0 ]; then
