@@ -7,14 +7,19 @@
 # clang: the newest of clang-19 ... clang-14, clang found here (find_clang),
 # if the tree accepts it (scripts/min-tool-version.sh; 7.3 needs LLVM 17:
 # Debian 12 has clang-19 since 12.12), else the clang build is reported as
-# skipped, with why.
+# skipped, with why. sparse: the one scripts/get-sparse.sh gives (7.3
+# needs a newer one than Debian 12's, built here from Debian sid's source).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-need_cmd sparse sparse
 src=$BUILD/patched/src
 out=$BUILD/compilers
 "$TOP/scripts/get-base.sh" >/dev/null
+sparse=$("$TOP/scripts/get-sparse.sh" "$BUILD/base/src")
+case "$sparse" in
+"$BUILD"/*) sparse_ver=$(cat "$BUILD/sparse/version") ;;
+*) sparse_ver=$("$sparse" --version) ;;
+esac
 "$TOP/scripts/apply.sh" "$src"
 mkdir -p "$out"
 fail=0
@@ -64,8 +69,13 @@ for tree in base patched; do
 		[ -f "$BUILD/$tree/src/${o%.o}.c" ] || continue
 		touch "$BUILD/$tree/src/${o%.o}.c"
 		make -s -C "$BUILD/$tree/src" O="$BUILD/$tree/obj-check" W=1 C=2 \
-			"$o" >>"$out/$tree.log" 2>&1
+			CHECK="$sparse" "$o" >>"$out/$tree.log" 2>&1
 	done
+	# Without a sparse it accepts, the kernel's Makefile says so and
+	# checks nothing.
+	if grep -n 'sparse is not available' "$out/$tree.log"; then
+		die "$tree: the kernel did not run $sparse (above; $out/$tree.log)"
+	fi
 	# /tree/src/file:line:col: warning: text -> file: warning: text
 	sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: \(warning\|error\): /\1: \2: /p' \
 		"$out/$tree.log" | sed "s|^$BUILD/$tree/src/||" |
@@ -74,7 +84,7 @@ done
 comm -13 "$out/base.warnings" "$out/patched.warnings" >"$out/new.warnings"
 echo "W=1 + sparse on$objs"
 [ -z "$unbuilt" ] || say "not built by the check config, so not checked:$unbuilt"
-say "gcc W=1 + sparse (C=2) on the $(wc -w <<<"$objs") touched C files the check config builds: $(wc -l <"$out/base.warnings") warnings on base, $(wc -l <"$out/patched.warnings") patched, $(wc -l <"$out/new.warnings") new"
+say "gcc W=1 + sparse $sparse_ver (C=2) on the $(wc -w <<<"$objs") touched C files the check config builds: $(wc -l <"$out/base.warnings") warnings on base, $(wc -l <"$out/patched.warnings") patched, $(wc -l <"$out/new.warnings") new"
 if [ -s "$out/new.warnings" ]; then
 	cat "$out/new.warnings" >&2
 	fail=1

@@ -34,22 +34,32 @@ need_cmd() {
 		die "'$1' not found: install the Debian package '$2' (apt-get install $2), or run 'make deps'"
 }
 
+# debian_mirror ARCHIVE: print the mirror that the machine's apt sources
+# name for ARCHIVE (debian, debian-security).
+debian_mirror() {
+	local f uri
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		uri=$(awk -v a="$1" '{ for (i = 1; i <= NF; i++)
+			if ($i ~ "^[a-z]+://.*/" a "/?$") { sub("/$", "", $i); print $i; exit } }' "$f")
+		if [ -n "$uri" ]; then
+			echo "$uri"
+			return
+		fi
+	done
+	die "no '$1' mirror in /etc/apt/sources.list*"
+}
+
 # deb_fetch SUITE ARCHIVE PACKAGE [VERSION]: download the Debian package
 # PACKAGE (VERSION, or the suite's newest) from the mirror that the
 # machine's apt sources name for ARCHIVE (debian, debian-security), with a
 # private apt setup in $BUILD/apt-SUITE (the machine's own is untouched);
 # print the .deb's path. A .deb already there is used again.
 deb_fetch() {
-	local suite=$1 archive=$2 pkg=$3 ver=${4:-} uri= f apt log deb
+	local suite=$1 archive=$2 pkg=$3 ver=${4:-} uri apt log deb
 	local -a opts
 	need_cmd apt-get apt
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		uri=$(awk -v a="$archive" '{ for (i = 1; i <= NF; i++)
-			if ($i ~ "^[a-z]+://.*/" a "/?$") { sub("/$", "", $i); print $i; exit } }' "$f")
-		[ -z "$uri" ] || break
-	done
-	[ -n "$uri" ] || die "no '$archive' mirror in /etc/apt/sources.list*: cannot fetch $pkg"
+	uri=$(debian_mirror "$archive")
 	apt=$BUILD/apt-$suite
 	mkdir -p "$apt/lists/partial" "$apt/deb"
 	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" >"$apt/sources.list"
