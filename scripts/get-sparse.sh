@@ -25,11 +25,11 @@ fi
 dir=$BUILD/sparse
 if ! valid "$dir/sparse"; then
 	need_cmd apt-get apt
-	need_cmd dpkg-source dpkg-dev
 	info "sparse $(sparse --version 2>/dev/null || echo '(none)') fails $src/scripts/checker-valid.sh: building Debian sid's"
 	rm -rf "$dir"
 	mkdir -p "$dir/lists/partial" "$dir/pkg"
-	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(debian_mirror debian) sid main" \
+	mirror=$(debian_mirror debian)
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror sid main" \
 		>"$dir/sources.list"
 	opts=(-o Dir::Etc::sourcelist="$dir/sources.list" -o Dir::Etc::sourceparts=-
 		-o Dir::State::Lists="$dir/lists")
