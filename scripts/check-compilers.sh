@@ -73,7 +73,7 @@ for tree in base patched; do
 	done
 	# Without a sparse it accepts, the kernel's Makefile says so and
 	# checks nothing.
-	if grep -n 'sparse is not available' "$out/$tree.log"; then
+	if grep -n 'is not available or not up to date' "$out/$tree.log"; then
 		die "$tree: the kernel did not run $sparse (above; $out/$tree.log)"
 	fi
 	# /tree/src/file:line:col: warning: text -> file: warning: text

@@ -23,7 +23,7 @@ if valid sparse; then
 	exit 0
 fi
 dir=$BUILD/sparse
-if ! valid "$dir/sparse"; then
+if ! valid "$dir/sparse" || [ ! -f "$dir/version" ]; then
 	need_cmd apt-get apt
 	info "sparse $(sparse --version 2>/dev/null || echo '(none)') fails $src/scripts/checker-valid.sh: building Debian sid's"
 	rm -rf "$dir"
@@ -39,7 +39,7 @@ if ! valid "$dir/sparse"; then
 		tail -n 5 "$dir/apt.log" >&2
 		die "cannot fetch Debian sid's sparse source (log: $dir/apt.log)"
 	fi
-	orig=$(find "$dir/pkg" -maxdepth 1 -name 'sparse_*.orig.tar.*')
+	orig=$(find "$dir/pkg" -maxdepth 1 -name 'sparse_*.orig.tar.*' ! -name '*.asc')
 	[ -n "$orig" ] || die "no sparse_*.orig.tar.* in $dir/pkg"
 	mkdir "$dir/src"
 	tar -xf "$orig" -C "$dir/src" --strip-components=1

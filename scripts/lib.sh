@@ -59,7 +59,7 @@ deb_fetch() {
 	local suite=$1 archive=$2 pkg=$3 ver=${4:-} uri apt log deb
 	local -a opts
 	need_cmd apt-get apt
-	uri=$(debian_mirror "$archive")
+	uri=$(debian_mirror "$archive") || die "cannot fetch $pkg"
 	apt=$BUILD/apt-$suite
 	mkdir -p "$apt/lists/partial" "$apt/deb"
 	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" >"$apt/sources.list"
