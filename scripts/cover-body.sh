@@ -8,11 +8,10 @@
 # scripts/tested-table.awk's table of make check's results files, and
 # each "@figures distro FILE..." by scripts/distro-table.awk's lines of
 # make check-distro's reports, and each "@figures lines FILE..." by the
-# lines of FILE that are not comments (make check-compilers,
-# make check-matrix). The
-# figures come from their results files, never by hand: make export
-# writes them, make check-figures proves the exported cover letter still
-# has them.
+# lines of FILE that are not comments, each a " - " item wrapped at 72
+# columns (make check-compilers, make check-matrix). The figures come
+# from their results files, never by hand: make export writes them, make
+# check-figures proves the exported cover letter still has them.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -52,7 +51,18 @@ while IFS= read -r line; do
 		awk -f "$TOP/scripts/${words[1]}-table.awk" "${files[@]}"
 		;;
 	"@figures lines "*)
-		grep -hv '^#' "${files[@]}"
+		# Each line a " - " item, wrapped at 72 columns.
+		awk '/^#/ || NF == 0 { next } {
+			out = " -"
+			for (i = 1; i <= NF; i++) {
+				if (i > 1 && length(out) + 1 + length($i) > 72) {
+					print out
+					out = "  "
+				}
+				out = out " " $i
+			}
+			print out
+		}' "${files[@]}"
 		;;
 	"@figures"*) die "$cover: unknown figures line '$line' (only '@figures scale FILE', '@figures tested FILE...', '@figures distro FILE...' and '@figures lines FILE...')" ;;
 	*) printf '%s\n' "$line" ;;
