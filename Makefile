@@ -15,7 +15,7 @@ export SERIES DEBUG
 ALL_SERIES := . backports/6.12
 SERIES_TO_CHECK := $(if $(filter file,$(origin SERIES)),$(ALL_SERIES),$(or $(SERIES),.))
 
-.PHONY: all check check-one check-figures check-debug check-also check-b4 mbox check-series check-matrix check-distro check-arm64 check-compilers check-kcsan check-kmsan htmldocs bench profile scale xfstests deps base apply quilt-check export sync-selftests clean help
+.PHONY: all check check-one check-figures check-debug check-also check-b4 check-kunit check-litmus mbox check-series check-matrix check-distro check-arm64 check-compilers check-kcsan check-kmsan htmldocs bench profile scale xfstests deps base apply quilt-check export sync-selftests clean help
 
 all: help
 
@@ -24,15 +24,23 @@ help:
 	@echo "target: '.' (default) the mainline, backports/6.12 the 6.12 backport;"
 	@echo "each builds in build/NAME. Example: make check-series SERIES=backports/6.12"
 	@echo "make check        for each series (only SERIES if given): check-figures, quilt-check,"
-	@echo "                  check-also (mainline), check-b4, then apply, build, boot and run"
-	@echo "                  the selftests; all series run even if one fails; one"
-	@echo "                  closing line per kernel, 'check NAME (VERSION): ...'"
+	@echo "                  check-also and check-litmus (mainline), check-b4, then apply,"
+	@echo "                  build, boot and run the selftests; all series run even if"
+	@echo "                  one fails; one closing line per kernel, 'check NAME (VERSION): ...'"
 	@echo "make check-one    those steps for SERIES alone, no closing line if a"
 	@echo "                  step before the selftests fails"
 	@echo "make check-debug  make check (the same series) on a KASAN/lockdep/DEBUG_VM"
 	@echo "                  kernel (.ci/run: the mainline); 'check-debug NAME ...'"
 	@echo "make check-also   prove git am applies the series to the second tree"
 	@echo "                  BASE names (ALSO_*: 7.3.4 for the mainline); no build"
+	@echo "make check-kunit  the series' KUnit tests (mm/tests/filemap_noref_kunit.c)"
+	@echo "                  under User-Mode Linux (kunit.py, scripts/kunit.config);"
+	@echo "                  make check runs them too (not check-debug)"
+	@echo "make check-litmus litmus tests of the reader/free hand-over"
+	@echo "                  (tools/memory-model/litmus-tests/filemap-noref/), herd7"
+	@echo "                  under the mainline base's LKMM (scripts/get-herd7.sh:"
+	@echo "                  Debian sid's herd7); each has a twin that must fail;"
+	@echo "                  seconds, no build"
 	@echo "make check-figures  the exported cover letter's figures are what its"
 	@echo "                  results files give (scripts/cover-body.sh)"
 	@echo "make check-b4     b4 am takes the series from its mbox (make mbox) and"
@@ -85,6 +93,7 @@ check-one: base
 	@scripts/series-record.sh
 	@scripts/quilt-check.sh
 	@if grep -q '^ALSO_VERSION=' "$(SERIES)/BASE"; then scripts/check-also.sh; fi
+	@if [ "$(SERIES)" = . ]; then herd7=$$(scripts/get-herd7.sh) && HERD7=$$herd7 scripts/check-litmus.sh; fi
 	@scripts/check-b4.sh
 	@scripts/check.sh
 
@@ -96,6 +105,14 @@ check-also: base
 
 check-b4: base
 	@scripts/check-b4.sh
+
+check-kunit: base
+	@scripts/check-kunit.sh
+
+# The litmus tests do not depend on the series: the mainline base's LKMM.
+check-litmus: deps
+	@SERIES=. scripts/get-base.sh >/dev/null
+	@herd7=$$(scripts/get-herd7.sh) && HERD7=$$herd7 scripts/check-litmus.sh
 
 check-figures:
 	@scripts/check-figures.sh

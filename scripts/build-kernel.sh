@@ -19,7 +19,8 @@
 # scripts/uml.config alone, built with x86's SMP barriers
 # (scripts/scale/x86-barriers.h, unless UML_BARRIERS=uml), plus
 # Module.symvers for the bench module. On a tree with the series, 64-bit,
-# scripts/series.config turns its option on.
+# scripts/series.config turns its option on; for 'bisect', from the patch
+# that adds the KUnit test, scripts/kunit.config builds it too.
 # Each scripts/NAME.config gives way to SERIES/NAME.config where a series
 # has its own (config_fragment in lib.sh). KCC=clang builds with clang.
 set -euo pipefail
@@ -71,6 +72,11 @@ esac
 
 if [ "$3" != i386 ] && grep -q '^config PAGECACHE_RCU_FREE$' "$src/mm/Kconfig"; then
 	frags+=("$(config_fragment series.config)")
+fi
+# The per-patch builds compile the series' KUnit test too (not run there:
+# make check-kunit runs it), from the patch that adds it on.
+if [ "$3" = bisect ] && grep -q '^config FILEMAP_NOREF_KUNIT_TEST$' "$src/mm/Kconfig"; then
+	frags+=("$(config_fragment kunit.config)")
 fi
 
 ccache_cc "${KCC:-${cross}gcc}"

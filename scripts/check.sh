@@ -73,6 +73,12 @@ if [ "$SERIES" = . ]; then
 	cmp -s "$TOP/Documentation/filemap-noref.rst" "$src/Documentation/mm/filemap-noref.rst" ||
 		die "Documentation/filemap-noref.rst differs from the series' Documentation/mm/filemap-noref.rst: run 'make export'"
 fi
+# The series' KUnit tests, under User-Mode Linux (not again for DEBUG=1:
+# the same code, and kunit.py builds its own kernel).
+kunit_ok=1
+if [ "${DEBUG:-0}" != 1 ]; then
+	"$TOP/scripts/check-kunit.sh" "$src" "$out/kunit" || kunit_ok=0
+fi
 "$TOP/scripts/build-kernel.sh" "$src" "$obj" check
 if [ $oom_check = 1 ]; then
 	"$TOP/scripts/build-kernel.sh" "$BUILD/base/src" "$BUILD/base/obj-check" check
@@ -264,8 +270,14 @@ cat "$failed" >&2
 fail_line() {
 	echo "FAILED: $*" | tee -a "$failed" >&2
 }
-pass=$((hp + gp + cp + op + mp)) fail=$((hf + gf + cf + of + mf))
-skip=$((hs + gs + cs + os + ms))
+read -r kp kf ks < <(cat "$out/kunit/results.tap" 2>/dev/null |
+	awk -f "$TOP/scripts/tap-summary.awk" 2>>"$failed")
+pass=$((hp + gp + cp + op + mp + kp)) fail=$((hf + gf + cf + of + mf + kf))
+skip=$((hs + gs + cs + os + ms + ks))
+if [ $kunit_ok = 0 ]; then
+	fail_line "the KUnit run (see $out/kunit/kunit.log)"
+	fail=$((fail + 1))
+fi
 if [ $host_ok = 0 ]; then
 	fail_line "run_tests on the host (see $out/host.log)"
 	fail=$((fail + 1))
