@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # check-kunit.sh [SRC OUT]: the series' KUnit tests (scripts/kunit.config,
 # the suites filemap_noref*) in the applied tree SRC, built for User-Mode
-# Linux by kunit.py in $BUILD/kunit and run there, seconds once built.
+# Linux by kunit.py in $BUILD/patched/obj-kunit and run there, seconds
+# once built.
 # Writes OUT/kunit.log (kunit.py's output) and OUT/results.tap (a line
 # per case, scripts/kunit-flat.awk); prints those lines and fails on any
 # failure, or if no case ran. Without arguments (make check-kunit) it
@@ -24,7 +25,7 @@ ccache_cc gcc
 info "kunit: $(series_label), kunit.py run under User-Mode Linux (log: $out/kunit.log)"
 rc=0
 (cd "$src" && ./tools/testing/kunit/kunit.py run --arch=um \
-	--build_dir="$BUILD/kunit" --jobs="$(nproc)" \
+	--build_dir="$BUILD/patched/obj-kunit" --jobs="$(nproc)" \
 	--make_options "CC=$KCC_CCACHE" \
 	--kunitconfig="$TOP/scripts/kunit.config" \
 	--raw_output=kunit 'filemap_noref*') >"$out/kunit.log" 2>&1 || rc=$?

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # KUnit's KTAP (kunit.py --raw_output=kunit) as flat TAP, a line per case
-# and parameter: "ok N SUITE: TEST: PARAM". A test without parameters is a
-# line of its own; the suite's own result lines are not counted.
+# and parameter: "ok N SUITE: TEST: PARAM" (a test without parameters:
+# "ok N SUITE: TEST"). A result that has results under it (a test with
+# parameters, the suite) is counted through them, not again.
 function indent(s) { match(s, /^ */); return RLENGTH }
 /^ *# Subtest: / {
 	d = indent($0) / 4
@@ -21,8 +22,9 @@ function indent(s) { match(s, /^ */); return RLENGTH }
 	if (has[d]) { has[d] = 0; next }
 	if (d == 0)
 		next
-	path = name[0]
-	for (i = 1; i < d; i++)
+	# The Subtest line at a result's own indentation names its parent.
+	path = name[1]
+	for (i = 2; i <= d; i++)
 		path = path ": " name[i]
 	printf "%sok %d %s: %s\n", ok ? "" : "not ", ++n, path, line
 	next
