@@ -73,6 +73,13 @@ esac
 if [ "$3" != i386 ] && grep -q '^config PAGECACHE_RCU_FREE$' "$src/mm/Kconfig"; then
 	frags+=("$(config_fragment series.config)")
 fi
+# The selftests' config asks for the series' option, which a tree without
+# the series (the base kernel of the OOM edge) does not have: no error
+# for that one option there.
+if ! grep -q '^config PAGECACHE_RCU_FREE$' "$src/mm/Kconfig"; then
+	echo '# CONFIG_PAGECACHE_RCU_FREE is not set' >"$obj/no-series.config"
+	frags+=("$obj/no-series.config")
+fi
 # The per-patch builds compile the series' KUnit test too (not run there:
 # make check-kunit runs it), from the patch that adds it on.
 if [ "$3" = bisect ] && grep -q '^config FILEMAP_NOREF_KUNIT_TEST$' "$src/mm/Kconfig"; then
