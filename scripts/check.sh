@@ -76,6 +76,7 @@ fi
 # The series' KUnit tests, under User-Mode Linux (not again for DEBUG=1:
 # the same code, and kunit.py builds its own kernel).
 kunit_ok=1
+rm -rf "$out/kunit"
 if [ "${DEBUG:-0}" != 1 ]; then
 	"$TOP/scripts/check-kunit.sh" "$src" "$out/kunit" || kunit_ok=0
 fi
