@@ -24,9 +24,10 @@ help:
 	@echo "target: '.' (default) the mainline, backports/6.12 the 6.12 backport;"
 	@echo "each builds in build/NAME. Example: make check-series SERIES=backports/6.12"
 	@echo "make check        for each series (only SERIES if given): check-figures, quilt-check,"
-	@echo "                  check-also and check-litmus (mainline), check-b4, then apply,"
-	@echo "                  build, boot and run the selftests; all series run even if"
-	@echo "                  one fails; one closing line per kernel, 'check NAME (VERSION): ...'"
+	@echo "                  check-also and check-litmus (mainline; not check-debug),"
+	@echo "                  check-b4, then apply, build, boot and run the selftests;"
+	@echo "                  all series run even if one fails; one closing line per"
+	@echo "                  kernel, 'check NAME (VERSION): ...'"
 	@echo "make check-one    those steps for SERIES alone, no closing line if a"
 	@echo "                  step before the selftests fails"
 	@echo "make check-debug  make check (the same series) on a KASAN/lockdep/DEBUG_VM"
@@ -93,7 +94,7 @@ check-one: base
 	@scripts/series-record.sh
 	@scripts/quilt-check.sh
 	@if grep -q '^ALSO_VERSION=' "$(SERIES)/BASE"; then scripts/check-also.sh; fi
-	@if [ "$(SERIES)" = . ]; then herd7=$$(scripts/get-herd7.sh) && HERD7=$$herd7 scripts/check-litmus.sh; fi
+	@if [ "$(SERIES)" = . ] && [ "$(DEBUG)" != 1 ]; then scripts/check-litmus.sh; fi
 	@scripts/check-b4.sh
 	@scripts/check.sh
 
@@ -112,7 +113,7 @@ check-kunit: base
 # The litmus tests do not depend on the series: the mainline base's LKMM.
 check-litmus: deps
 	@SERIES=. scripts/get-base.sh >/dev/null
-	@herd7=$$(scripts/get-herd7.sh) && HERD7=$$herd7 scripts/check-litmus.sh
+	@scripts/check-litmus.sh
 
 check-figures:
 	@scripts/check-figures.sh
