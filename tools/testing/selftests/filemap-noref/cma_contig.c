@@ -27,12 +27,19 @@
  * (ext4 and xfs) then pass on the base kernel and with the series, and a
  * kernel without the flush in alloc_contig_range() fails 4 of 4 on ext4
  * and 2 of 4 on xfs.
+ *
+ * With CONFIG_DEBUG_VM the deferred-free worker is held back for a second
+ * (debugfs filemap_noref/delay_free_us) from the drop to the allocation,
+ * so that the dropped folios are still waiting when it runs, and the test
+ * requires that pages were waiting then (nr_rcu_free_pending > 0): else
+ * there was nothing for alloc_contig_range() to wait for.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dirent.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/vfs.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
@@ -44,6 +51,7 @@
 #define CMA_DEBUGFS	"/sys/kernel/debug/cma"
 #define NFILES		8
 #define FILE_ID		0x00c0
+#define DELAY_FREE	"/sys/kernel/debug/filemap_noref/delay_free_us"
 
 static char cma_dir[512];
 
@@ -105,26 +113,56 @@ static int checkpoint_fs(const char *dir)
 	return ret;
 }
 
+/* How many of the first @size bytes of @fd are in the page cache, in pages. */
+static long cached_pages(int fd, size_t size)
+{
+	size_t i, n = (size + FNR_PAGE - 1) / FNR_PAGE;
+	unsigned char *vec = malloc(n);
+	long cached = 0;
+	void *m;
+
+	m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (!vec || m == MAP_FAILED || mincore(m, size, vec))
+		cached = -1;
+	for (i = 0; cached >= 0 && i < n; i++)
+		cached += vec[i] & 1;
+	if (m != MAP_FAILED)
+		munmap(m, size);
+	free(vec);
+	return cached;
+}
+
 static long meminfo_mib(const char *name)
 {
 	return fnr_proc_value("/proc/meminfo", name) / 1024;
 }
 
-/* A fixture only for a timeout above kselftest_harness's 30 s. */
+/* For a timeout above kselftest_harness's 30 s, and to undo the delay. */
 FIXTURE(cma) {
+	bool frees_held;	/* DELAY_FREE set, reset it */
+	long expedite_pages;	/* FNR_EXPEDITE_SYSCTL to restore, or -1 */
 };
 
 FIXTURE_SETUP(cma)
 {
+	self->expedite_pages = -1;
+	if (!fnr_series())
+		SKIP(return, "%s", FNR_NO_SERIES);
 }
 
 FIXTURE_TEARDOWN(cma)
 {
+	if (self->frees_held && fnr_write_str(DELAY_FREE, "0\n"))
+		printf("# could not reset %s: %s\n", DELAY_FREE, strerror(errno));
+	if (self->expedite_pages >= 0 &&
+	    fnr_write_long(FNR_EXPEDITE_SYSCTL, self->expedite_pages))
+		printf("# could not restore %s: %s\n", FNR_EXPEDITE_SYSCTL,
+		       strerror(errno));
 }
 
 TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
 {
-	long total_mib, chunk, used_mib, cma_total, cma_free;
+	long total_mib, chunk, used_mib, cma_total, cma_free, pending, cached;
 	int fd[NFILES], i, ret;
 	size_t fsize;
 	char path[4096], why[512];
@@ -215,8 +253,28 @@ TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
 	 * pages of its block allocator until the next journal commit, which
 	 * fails the allocation on any kernel.
 	 */
+	for (i = 0, cached = 0; i < NFILES; i += 2)
+		cached += cached_pages(fd[i], fsize);
+	/*
+	 * Hold the dropped folios back: no expedited grace period, and the
+	 * worker waits a second; only alloc_contig_range()'s flush frees
+	 * them in time.  Read the files to drop once more first, so that all
+	 * their cached folios are hot.
+	 */
+	if (!access(DELAY_FREE, W_OK)) {
+		self->expedite_pages = fnr_read_long(FNR_EXPEDITE_SYSCTL);
+		if (self->expedite_pages >= 0)
+			ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 0));
+		ASSERT_EQ(0, fnr_write_str(DELAY_FREE, "1000000\n"));
+		self->frees_held = true;
+	}
+	for (i = 0; i < NFILES; i += 2)
+		ASSERT_EQ(0, fnr_make_hot(fd[i], 0, fsize));
 	for (i = 0; i < NFILES; i += 2)
 		ASSERT_EQ(0, posix_fadvise(fd[i], 0, 0, POSIX_FADV_DONTNEED));
+	pending = fnr_pending_exact();
+	TH_LOG("dropping half of the files: %ld of their %zu pages were still cached",
+	       cached, NFILES / 2 * fsize / FNR_PAGE);
 
 	chunk = cma_read("maxchunk");
 	total_mib = cma_read("count") * FNR_PAGE / FNR_MIB;
@@ -228,8 +286,18 @@ TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
 	EXPECT_EQ(0, ret)
 		TH_LOG("cma_alloc of %ld pages failed: freed folios waiting in the area?",
 		       chunk);
+	if (self->frees_held) {
+		ASSERT_EQ(0, fnr_write_str(DELAY_FREE, "0\n"));
+		self->frees_held = false;
+	}
 	if (!ret)
 		ASSERT_EQ(0, cma_write("free", chunk));
+	TH_LOG("%ld pages waited for a grace period before the allocation%s",
+	       pending, access(DELAY_FREE, W_OK) ? "" :
+	       " (deferred-free worker held back 1 s)");
+	if (!access(DELAY_FREE, W_OK))
+		ASSERT_LT(0, pending)
+			TH_LOG("no dropped page was waiting: alloc_contig_range() had nothing to wait for");
 
 	/* The migrated folios must have kept their data. */
 	buf = malloc(fsize);

@@ -26,14 +26,19 @@
  * lie in, and migrate to, blocks that do (offline_place()).  The hotplug
  * variant runs the mixed evictors while a thread takes a CPU offline and
  * back online, and checks that the pending count still drains to 0.
+ * Each main run requires that a reader overlapped an eviction: debugfs
+ * filemap_noref/overlapped_reads (CONFIG_DEBUG_VM) must grow (offline: an
+ * offline must take pages of a test file), and a run goes on for up to
+ * OVERLAP_WAIT_S more seconds until it does.  Main runs
+ * skip where control runs do: where no eviction can overlap a read.
  *
  * The control_* variants turn the RCU deferral off through debugfs
  * (CONFIG_DEBUG_VM kernels only) and pass only if that bug is caught: a
  * read of a freed page, zeros or the stamp of the hog or of another file
  * (freed_reads()), not any wrong byte.
- * control_pageout and control_offline also stop readers for 1 ms after
- * the check (delay_copy_us); control_pageout makes each range hot before
- * paging it out, see evict_pageout().  On tmpfs it needs the reclaims
+ * pageout and its control, and control_offline, also stop readers for
+ * 1 ms after the check (delay_copy_us).  control_pageout makes each range
+ * hot before paging it out, see evict_pageout().  On tmpfs it needs the reclaims
  * that free the swapped-out folios (in one run without memory.reclaim it
  * found no bad read in 20 s, in one with memory.reclaim and no
  * MADV_PAGEOUT a bad read in 5 s) and runs without the hog, see
@@ -97,6 +102,7 @@
 #endif
 #define DELAY_COPY	"/sys/kernel/debug/filemap_noref/delay_copy_us"
 #define PAGEOUT_DELAY_US 1000	/* control_pageout, _offline: readers wait */
+#define OVERLAP_WAIT_S	30	/* main runs: longest wait for an overlap */
 #define SWAP_WAIT_US	50000	/* tmpfs pageout: the most swap_cache_drain() waits */
 
 #define ID_BITS		(0xffffULL << 48)
@@ -156,6 +162,7 @@ struct race {
 	unsigned int kinds;		/* evictors usable by EV_ALL */
 	bool tmpfs;			/* truncated pages read as holes */
 	bool control;			/* defer_free is 0 */
+	long overlapped0;		/* fnr_overlapped() at the start */
 	int drop_fd, reclaim_fd;
 	struct er_state *st;
 	int nblocks;
@@ -1035,10 +1042,28 @@ static unsigned long freed_reads(struct race *r)
 	       __atomic_load_n(&r->bad_kind[BAD_FILE], __ATOMIC_RELAXED);
 }
 
-/* Let the race run for @seconds; a control run stops at a freed page read. */
+/*
+ * Did a main run meet its race?  A copy overlapped an eviction (where that
+ * is counted); for the offline evictor, an offline took pages of a test
+ * file with it: its copies seldom overlap one (in one run, 1 of 25
+ * offlines took test pages, and no copy overlapped it).
+ */
+static bool race_met(struct race *r)
+{
+	if (r->kind == EV_OFFLINE)
+		return __atomic_load_n(&r->offline_hits, __ATOMIC_RELAXED) > 0;
+	return fnr_overlapped_since(r->overlapped0) != 0;
+}
+
+/*
+ * Let the race run for @seconds; a control run stops at a freed page read.
+ * A main run goes on, for up to OVERLAP_WAIT_S seconds more, until a read
+ * overlapped an eviction, where that is counted.
+ */
 static void race_wait(struct race *r, long seconds, bool control)
 {
 	struct timespec t0, t;
+	bool more;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
@@ -1046,7 +1071,10 @@ static void race_wait(struct race *r, long seconds, bool control)
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (control && freed_reads(r))
 			break;
-	} while (!fnr_stopped(&r->ctl) && t.tv_sec - t0.tv_sec < seconds);
+		more = t.tv_sec - t0.tv_sec < seconds ||
+		       (!control && t.tv_sec - t0.tv_sec < seconds + OVERLAP_WAIT_S &&
+			!race_met(r));
+	} while (!fnr_stopped(&r->ctl) && more);
 	fnr_set_stop(&r->ctl);
 	r->ran = t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9;
 }
@@ -1118,6 +1146,7 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	r->tmpfs = sfs.f_type == TMPFS_MAGIC;
 	files_fill(_metadata, st);
 	noref0 = fnr_vmstat(FNR_NOREF_READ);
+	r->overlapped0 = fnr_overlapped();
 	if (!evictors_setup(_metadata, r)) {
 		free(r);
 		free(rd);
@@ -1191,6 +1220,16 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	ASSERT_LT(0, reads);
 	ASSERT_EQ(0, fnr_noref_premise(fnr_vmstat(FNR_NOREF_READ) - noref0,
 				       why, sizeof(why))) TH_LOG("%s", why);
+	if (kind == EV_OFFLINE) {
+		printf("# overlapped reads: %ld (not required: see race_met())\n",
+		       fnr_overlapped_since(r->overlapped0));
+		ASSERT_LT(0, r->offline_hits)
+			TH_LOG("no offline took pages of a test file: nothing was raced");
+	} else {
+		ASSERT_EQ(0, fnr_overlap_premise(fnr_overlapped_since(r->overlapped0),
+						 why, sizeof(why)))
+			TH_LOG("%s", why);
+	}
 	if (r->drop_fd >= 0)
 		EXPECT_EQ(0, close(r->drop_fd));
 	i = control ? freed_reads(r) : r->bad;
@@ -1223,15 +1262,18 @@ static bool huge_tmpfs(const char *dir)
 	return huge;
 }
 
-/* Why a control run cannot see the injected bug on this filesystem. */
-static const char *control_unfit(enum evictor kind)
+/*
+ * Why no eviction of @kind can overlap a read on this filesystem, or, for
+ * a control run, why it cannot see the injected bug.
+ */
+static const char *race_unfit(enum evictor kind, bool control)
 {
 	struct statfs sfs;
 
 	if (statfs(fnr_testdir(), &sfs))
 		return NULL;
 	/* One in 8 to 21 offlines took a test folio: by chance only. */
-	if (kind == EV_OFFLINE && huge_tmpfs(fnr_testdir()))
+	if (control && kind == EV_OFFLINE && huge_tmpfs(fnr_testdir()))
 		return "huge tmpfs folios seldom stay in blocks that go offline";
 	if (sfs.f_type == TMPFS_MAGIC &&
 	    (kind == EV_FADVISE || kind == EV_DROP))
@@ -1291,11 +1333,15 @@ FIXTURE_SETUP(evict)
 {
 	const char *no = getenv("FNR_SKIP_CONTROL");
 
+	if (!fnr_series())
+		SKIP(return, "%s", FNR_NO_SERIES);
+
 	if (variant->control && no && *no && strcmp(no, "0"))
 		SKIP(return, "FNR_SKIP_CONTROL is set");
-	no = variant->control ? control_unfit(variant->kind) : NULL;
+	no = race_unfit(variant->kind, variant->control);
 	if (no)
-		SKIP(return, "control run: %s", no);
+		SKIP(return, "%s%s", variant->control ? "control run: " : "",
+		     no);
 	if (variant->control && access(DEFER_FREE, W_OK))
 		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
 		     DEFER_FREE, strerror(errno));
@@ -1338,8 +1384,9 @@ TEST_F_TIMEOUT(evict, race, 360)
 			TH_LOG("write 0 to %s: %s", DEFER_FREE, strerror(errno));
 		self->st.defer_off = true;
 	}
-	if (variant->control &&
-	    (variant->kind == EV_PAGEOUT || variant->kind == EV_OFFLINE)) {
+	/* pageout as its control run: reads overlap reclaim more often. */
+	if (variant->kind == EV_PAGEOUT ||
+	    (variant->control && variant->kind == EV_OFFLINE)) {
 		snprintf(us, sizeof(us), "%d\n", PAGEOUT_DELAY_US);
 		ASSERT_EQ(0, fnr_write_str(DELAY_COPY, us))
 			TH_LOG("write to %s: %s", DELAY_COPY, strerror(errno));

@@ -72,49 +72,6 @@ static inline long fnr_vmstat(const char *name)
 	return fnr_proc_value("/proc/vmstat", name);
 }
 
-/*
- * The premise of a race: its reads went through the fast path.  @copies is
- * how much the fast path's count (/proc/vmstat FNR_NOREF_READ) grew over
- * the race; it is global, so it counts the reads that set the race up
- * (making files hot) too, where those run during it.  Returns 0 if it
- * grew, or on a kernel without the series (no FNR_PENDING: no fast path
- * to count); else -1 with the reason in @why.  Logs the count.
- */
-#define FNR_NOREF_READ	"noref_read"
-static inline int fnr_noref_premise(long copies, char *why, size_t len)
-{
-	if (fnr_vmstat(FNR_PENDING) < 0) {
-		printf("# fast path: none (no %s: not a kernel with the series)\n",
-		       FNR_PENDING);
-		return 0;
-	}
-	if (fnr_vmstat(FNR_NOREF_READ) < 0) {
-		snprintf(why, len, "no %s in /proc/vmstat: CONFIG_VM_EVENT_COUNTERS off?",
-			 FNR_NOREF_READ);
-		return -1;
-	}
-	printf("# fast path: %ld copies without a reference (%s)\n",
-	       copies, FNR_NOREF_READ);
-	if (copies > 0)
-		return 0;
-	snprintf(why, len, "%s did not grow: no read went through the fast path",
-		 FNR_NOREF_READ);
-	return -1;
-}
-
-/* Fold the per-CPU vmstat deltas so that counters are exact. */
-static inline int fnr_stat_refresh(void)
-{
-	return fnr_write_str("/proc/sys/vm/stat_refresh", "1");
-}
-
-/* Pages waiting for a grace period, exact; -1 without the counter. */
-static inline long fnr_pending_exact(void)
-{
-	fnr_stat_refresh();
-	return fnr_vmstat(FNR_PENDING);
-}
-
 static inline int fnr_write_long(const char *path, long v)
 {
 	char s[32];
@@ -134,6 +91,100 @@ static inline long fnr_read_long(const char *path)
 	n = read(fd, s, sizeof(s) - 1);
 	close(fd);
 	return n > 0 ? atol(s) : -1;
+}
+
+/* Is this a kernel with the series (nr_rcu_free_pending in /proc/vmstat)? */
+static inline bool fnr_series(void)
+{
+	return fnr_vmstat(FNR_PENDING) >= 0;
+}
+
+#define FNR_NO_SERIES	"not a kernel with the series (no " FNR_PENDING \
+			" in /proc/vmstat): no fast path to test"
+
+/*
+ * The premise of a race: its reads went through the fast path.  @copies is
+ * how much the fast path's count (/proc/vmstat FNR_NOREF_READ) grew over
+ * the race; it is global, so it counts the reads that set the race up
+ * (making files hot) too, where those run during it.  Returns 0 if it
+ * grew, else -1 with the reason in @why: on a kernel without the series
+ * too, where a race test should have skipped (fnr_series()) rather than
+ * run.  Logs the count.
+ */
+#define FNR_NOREF_READ	"noref_read"
+static inline int fnr_noref_premise(long copies, char *why, size_t len)
+{
+	if (!fnr_series()) {
+		snprintf(why, len, "%s", FNR_NO_SERIES);
+		return -1;
+	}
+	if (fnr_vmstat(FNR_NOREF_READ) < 0) {
+		snprintf(why, len, "no %s in /proc/vmstat: CONFIG_VM_EVENT_COUNTERS off?",
+			 FNR_NOREF_READ);
+		return -1;
+	}
+	printf("# fast path: %ld copies without a reference (%s)\n",
+	       copies, FNR_NOREF_READ);
+	if (copies > 0)
+		return 0;
+	snprintf(why, len, "%s did not grow: no read went through the fast path",
+		 FNR_NOREF_READ);
+	return -1;
+}
+
+/*
+ * Copies without a reference whose folio left its slot or its mapping, or
+ * lost its last reference, before the copy ended: debugfs
+ * filemap_noref/overlapped_reads (CONFIG_DEBUG_VM).  -1 without it.
+ */
+#define FNR_OVERLAPPED	"/sys/kernel/debug/filemap_noref/overlapped_reads"
+static inline long fnr_overlapped(void)
+{
+	return fnr_read_long(FNR_OVERLAPPED);
+}
+
+/* How much fnr_overlapped() grew since @before; -1 if it is not counted. */
+static inline long fnr_overlapped_since(long before)
+{
+	long now = fnr_overlapped();
+
+	return before < 0 || now < 0 ? -1 : now - before;
+}
+
+/*
+ * The premise of a race test: a reader overlapped a free, not only took
+ * the fast path.  @overlapped is how much fnr_overlapped() grew over the
+ * race (fnr_overlapped_since()), -1 if it is not counted.  Returns 0 if it
+ * grew, or if the kernel does not count it (logged: the race then rests
+ * on noref_read alone); else -1 with the reason in @why.  Logs the count.
+ */
+static inline int fnr_overlap_premise(long overlapped, char *why, size_t len)
+{
+	if (overlapped < 0) {
+		printf("# overlapped reads: not counted (no %s: CONFIG_DEBUG_VM off?)\n",
+		       FNR_OVERLAPPED);
+		return 0;
+	}
+	printf("# overlapped reads: %ld (copies whose folio was removed or freed under them)\n",
+	       overlapped);
+	if (overlapped > 0)
+		return 0;
+	snprintf(why, len, "no copy overlapped a free (%s did not grow): the race did not happen",
+		 FNR_OVERLAPPED);
+	return -1;
+}
+
+/* Fold the per-CPU vmstat deltas so that counters are exact. */
+static inline int fnr_stat_refresh(void)
+{
+	return fnr_write_str("/proc/sys/vm/stat_refresh", "1");
+}
+
+/* Pages waiting for a grace period, exact; -1 without the counter. */
+static inline long fnr_pending_exact(void)
+{
+	fnr_stat_refresh();
+	return fnr_vmstat(FNR_PENDING);
 }
 
 /*

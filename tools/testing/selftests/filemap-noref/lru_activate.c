@@ -51,6 +51,9 @@ FIXTURE_SETUP(lru)
 	struct statfs sfs;
 	int ret;
 
+	if (!fnr_series())
+		SKIP(return, "%s", FNR_NO_SERIES);
+
 	self->fd = -1;
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
 	if (sfs.f_type == TMPFS_MAGIC)

@@ -339,7 +339,7 @@ static void limit_after_truncate(struct __test_metadata *_metadata,
 				 FIXTURE_DATA(memcg) *self, const char *what)
 {
 	char path[512], c, v[32];
-	long cur_anon, cur_file, cur, events;
+	long cur_anon, cur_file, cur, events, pending;
 	int rfd, status, ret;
 	bool delay_on;
 	pid_t pid;
@@ -357,6 +357,7 @@ static void limit_after_truncate(struct __test_metadata *_metadata,
 	cur_anon = fnr_cg_value(self->cg, "memory.current", NULL);
 	ASSERT_EQ(1, read(rfd, &c, 1)) TH_LOG("the child could not make its file");
 	cur_file = fnr_cg_value(self->cg, "memory.current", NULL);
+	pending = fnr_cg_value(self->cg, "memory.stat", "rcu_free_pending");
 	if (!strcmp(what, "max")) {
 		snprintf(path, sizeof(path), "%s/memory.max", self->cg);
 		ret = fnr_write_long(path, cur_anon + LIMIT_MARGIN);
@@ -378,11 +379,16 @@ static void limit_after_truncate(struct __test_metadata *_metadata,
 	close(rfd);
 
 	TH_LOG(
-	"memory.%s after truncating %lu MiB of hot page cache: memory.current %.1f MiB with anon, %.1f with the file, %.1f after; write: %s; oom_kill %ld%s",
+	"memory.%s after truncating %lu MiB of hot page cache: memory.current %.1f MiB with anon, %.1f with the file (%.1f pending), %.1f after; write: %s; oom_kill %ld%s",
 	       what, LIMIT_FILE / FNR_MIB, (double)cur_anon / FNR_MIB,
-	       (double)cur_file / FNR_MIB, (double)cur / FNR_MIB,
+	       (double)cur_file / FNR_MIB, (double)pending / FNR_MIB,
+	       (double)cur / FNR_MIB,
 	       ret ? strerror(ret) : "ok", events,
 	       delay_on ? " (deferred-free worker held back 1 s)" : "");
+	/* With the worker held back, the truncated file must be pending. */
+	if (delay_on && pending >= 0)
+		EXPECT_LT(0, pending)
+			TH_LOG("no page of the truncated file was pending: nothing to wait for");
 	EXPECT_EQ(0, ret);
 	EXPECT_EQ(0, events) TH_LOG("the child was OOM-killed");
 	EXPECT_FALSE(WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL);

@@ -6,7 +6,10 @@
  * buffer) or takes the normal path: the same byte count, errno, file
  * position and data.  Each case runs hot (after fnr_make_hot()) and cold
  * (after dropping the page cache), and both results must match each other
- * and the exact expectation.
+ * and the exact expectation.  On a kernel with the series each test
+ * requires that its hot reads left the fast path at a fault
+ * (/proc/vmstat noref_miss_fault grew): else the fast path's fault
+ * handling was not what ran.
  *
  * Files are created in $FNR_DIR (default: the current directory).
  */
@@ -25,7 +28,7 @@
 #include <sys/uio.h>
 
 #include "../kselftest_harness.h"
-#include "fnr_common.h"
+#include "fnr_pressure.h"
 
 #define PG	FNR_PAGE
 #define FSIZE	(8 * PG)
@@ -222,10 +225,37 @@ static void hot_and_cold(struct __test_metadata *_metadata, int fd,
 #define LARGE(n, h, p, w) { .name = n, .how = h, .foff = PG + 300, \
 	.pages = p, .niov = 1, .iov = { { PG - 1000, 3 * PG } }, .want = w }
 
+#define FNR_MISS_FAULT	"noref_miss_fault"
+
+/*
+ * The premise of a test: on a kernel with the series, some hot read left
+ * the fast path at a fault.  @faults0 is /proc/vmstat noref_miss_fault
+ * from before the test.
+ */
+static void fault_premise(struct __test_metadata *_metadata, long faults0)
+{
+	long faults = fnr_vmstat(FNR_MISS_FAULT);
+
+	if (!fnr_series()) {
+		printf("# %s; the reads ran the normal path\n",
+		       FNR_NO_SERIES);
+		return;
+	}
+	ASSERT_LE(0, faults)
+		TH_LOG("no %s in /proc/vmstat: CONFIG_VM_EVENT_COUNTERS off?",
+		       FNR_MISS_FAULT);
+	printf("# fast path: %ld reads left it at a fault (%s)\n",
+	       faults - faults0, FNR_MISS_FAULT);
+	ASSERT_LT(0, faults - faults0)
+		TH_LOG("no hot read left the fast path at a fault: its fault handling was not tested");
+}
+
 #define RUN_ALL(cases) do { \
+	long __faults0 = fnr_vmstat(FNR_MISS_FAULT); \
 	size_t __i; \
 	for (__i = 0; __i < ARRAY_SIZE(cases); __i++) \
 		hot_and_cold(_metadata, self->fd, self->id, &(cases)[__i]); \
+	fault_premise(_metadata, __faults0); \
 } while (0)
 
 TEST_F(pf, present_then_absent)

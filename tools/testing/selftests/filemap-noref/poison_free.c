@@ -158,6 +158,9 @@ FIXTURE_SETUP(poison)
 {
 	struct statfs sfs;
 
+	if (!fnr_series())
+		SKIP(return, "%s", FNR_NO_SERIES);
+
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
 	if (sfs.f_type != TMPFS_MAGIC)
 		SKIP(return, "%s is not a tmpfs", fnr_testdir());
@@ -187,7 +190,7 @@ TEST_F_TIMEOUT(poison, large_head, 120)
 	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
 	struct reader *rd = calloc(nr, sizeof(*rd));
 	struct poison_race *r = &self->r;
-	long huge0, huge1, hw0, hw1, n0, noref = 0;
+	long huge0, huge1, hw0, hw1, n0, noref = 0, overlapped = 0, ov0;
 	int round, p[2], ret;
 	char why[128];
 
@@ -224,6 +227,7 @@ TEST_F_TIMEOUT(poison, large_head, 120)
 			TH_LOG("the poisoned folio was split: nothing to test");
 
 		n0 = fnr_vmstat(FNR_NOREF_READ);
+		ov0 = fnr_overlapped();
 		ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + 1));
 		for (i = 0; i < nr; i++) {
 			rd[i].r = r;
@@ -242,6 +246,9 @@ TEST_F_TIMEOUT(poison, large_head, 120)
 		for (i = 0; i < nr; i++)
 			ASSERT_EQ(0, pthread_join(rd[i].th, NULL));
 		noref += fnr_vmstat(FNR_NOREF_READ) - n0;
+		/* Summed over the rounds; -1 if not counted. */
+		ov0 = fnr_overlapped_since(ov0);
+		overlapped = ov0 < 0 || overlapped < 0 ? -1 : overlapped + ov0;
 		pthread_barrier_destroy(&r->start);
 		close(r->fd);
 		unlink(self->path);
@@ -257,6 +264,8 @@ TEST_F_TIMEOUT(poison, large_head, 120)
 		TH_LOG("first bad read: %s", r->bad.why);
 	ASSERT_LT(0, r->copied) TH_LOG("no read copied anything");
 	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
+		TH_LOG("%s", why);
+	ASSERT_EQ(0, fnr_overlap_premise(overlapped, why, sizeof(why)))
 		TH_LOG("%s", why);
 	EXPECT_EQ(0, r->bad.n) TH_LOG("readers copied a freed page");
 }
@@ -343,6 +352,8 @@ FIXTURE(unpoison)
 
 FIXTURE_SETUP(unpoison)
 {
+	if (!fnr_series())
+		SKIP(return, "%s", FNR_NO_SERIES);
 	if (fnr_proc_value("/proc/meminfo", "HardwareCorrupted") < 0)
 		SKIP(return, "no HardwareCorrupted in /proc/meminfo: CONFIG_MEMORY_FAILURE off?");
 	if (access(SOFT_OFFLINE, W_OK))
@@ -371,7 +382,7 @@ TEST_F_TIMEOUT(unpoison, soft_offline, 240)
 	pthread_t *th = calloc(nr, sizeof(*th));
 	struct up_race *r = &self->r;
 	int round, pagemap, rc, done = 0, busy = 0;
-	long n0, hw0, noref;
+	long n0, hw0, noref, ov0;
 	char s[64], why[128];
 	uint64_t pfn;
 
@@ -386,6 +397,7 @@ TEST_F_TIMEOUT(unpoison, soft_offline, 240)
 	ASSERT_EQ(0, fsync(r->fd));
 	hw0 = fnr_proc_value("/proc/meminfo", "HardwareCorrupted");
 	n0 = fnr_vmstat(FNR_NOREF_READ);
+	ov0 = fnr_overlapped();
 
 	/*
 	 * After a real memory error (mce_race) the kernel refuses to unpoison
@@ -465,6 +477,9 @@ TEST_F_TIMEOUT(unpoison, soft_offline, 240)
 	ASSERT_EQ(hw0, fnr_proc_value("/proc/meminfo", "HardwareCorrupted"))
 		TH_LOG("a page stayed poisoned");
 	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
+		TH_LOG("%s", why);
+	ASSERT_EQ(0, fnr_overlap_premise(fnr_overlapped_since(ov0), why,
+					 sizeof(why)))
 		TH_LOG("%s", why);
 	/* Held after the check, a reader must have seen the page go. */
 	if (self->delay_on)

@@ -22,8 +22,9 @@
  * meanwhile.  Any wrong byte fails the test; the bug it guards against kills
  * the reader with an oops, which the harness reports as a failure.  There
  * too, debugfs filemap_noref/sibling_entries counts the sibling entries
- * readers met, and the test requires one or more (it races on up to
- * SIBLING_WAIT_S past FNR_SECONDS for it): a run that never met one did
+ * readers met, and the test requires one or more, and a copy that a drop
+ * overlapped (filemap_noref/overlapped_reads); it races on up to
+ * SIBLING_WAIT_S past FNR_SECONDS for them: a run that met neither did
  * not race.
  *
  * Skips unless FNR_DIR is on xfs.  Environment: FNR_DIR, FNR_SECONDS
@@ -157,6 +158,9 @@ FIXTURE_SETUP(sibling)
 	struct sibling_race *r = &self->r;
 	struct statfs sfs;
 
+	if (!fnr_series())
+		SKIP(return, "%s", FNR_NO_SERIES);
+
 	r->fd = -1;
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
 	if (sfs.f_type != XFS_SUPER_MAGIC)
@@ -196,7 +200,7 @@ TEST_F_TIMEOUT(sibling, race, 210)
 	long siblings = fnr_read_long(SIBLINGS);
 	char why[128], met[32] = "n/a";
 	double end;
-	long noref, now;
+	long noref, overlapped, now;
 
 	ASSERT_NE(NULL, w);
 	ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + DROPPERS + 1));
@@ -210,13 +214,18 @@ TEST_F_TIMEOUT(sibling, race, 210)
 					    &w[i]));
 	}
 	noref = fnr_vmstat(FNR_NOREF_READ);
+	overlapped = fnr_overlapped();
 	pthread_barrier_wait(&r->start);
 	end = fnr_now() + secs;
-	/* Where they are counted, go on until one sibling entry was met. */
+	/*
+	 * Where they are counted, go on until one sibling entry was met and
+	 * one copy overlapped a drop.
+	 */
 	while (!fnr_stopped(&r->ctl) &&
 	       (fnr_now() < end ||
-		(siblings >= 0 && fnr_now() < end + SIBLING_WAIT_S &&
-		 fnr_read_long(SIBLINGS) == siblings)))
+		(fnr_now() < end + SIBLING_WAIT_S &&
+		 ((siblings >= 0 && fnr_read_long(SIBLINGS) == siblings) ||
+		  fnr_overlapped_since(overlapped) == 0))))
 		usleep(10000);
 	fnr_set_stop(&r->ctl);
 	for (i = 0; i < nr + DROPPERS; i++) {
@@ -245,6 +254,8 @@ TEST_F_TIMEOUT(sibling, race, 210)
 	ASSERT_LT(0, r->reads);
 	ASSERT_LT(0, r->drops);
 	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
+		TH_LOG("%s", why);
+	ASSERT_EQ(0, fnr_overlap_premise(fnr_overlapped_since(overlapped), why, sizeof(why)))
 		TH_LOG("%s", why);
 	/* -1: no CONFIG_DEBUG_VM, nothing counts them. */
 	if (siblings >= 0)
