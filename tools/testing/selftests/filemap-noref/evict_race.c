@@ -49,9 +49,10 @@
  * memory on purpose, so make check gives them boots of their own
  * (control_offline one with movable memory blocks).
  *
- * Environment: FNR_DIR, FNR_SECONDS (default 4, at most 60, so that the
- * whole program stays under the 600 s of 'settings'; offline runs 3 times
- * as long, an offline takes a while), FNR_CONTROL_SECONDS
+ * Environment: FNR_DIR, FNR_SECONDS (default 4, at most 40, so that the
+ * whole program stays under the 600 s of 'settings' with OVERLAP_WAIT_S
+ * after each main run; offline runs 3 times as long, an offline takes a
+ * while), FNR_CONTROL_SECONDS
  * (default 30), FNR_READERS (default 2), FNR_SKIP_CONTROL=1 (skip the
  * control_* variants, e.g. on KASAN kernels that report the injected
  * use-after-free themselves).
@@ -102,7 +103,7 @@
 #endif
 #define DELAY_COPY	"/sys/kernel/debug/filemap_noref/delay_copy_us"
 #define PAGEOUT_DELAY_US 1000	/* control_pageout, _offline: readers wait */
-#define OVERLAP_WAIT_S	30	/* main runs: longest wait for an overlap */
+#define OVERLAP_WAIT_S	20	/* main runs: longest wait for an overlap */
 #define SWAP_WAIT_US	50000	/* tmpfs pageout: the most swap_cache_drain() waits */
 
 #define ID_BITS		(0xffffULL << 48)
@@ -414,7 +415,7 @@ static int pages_in_blocks(struct race *r, struct er_file *f,
  */
 static int evict_offline(struct race *r, struct er_file *f, unsigned long n)
 {
-	unsigned long in[MAX_BLOCKS];
+	unsigned long in[MAX_BLOCKS], hit = 0;
 	int i = n % r->nblocks, b;
 	const char *blk;
 
@@ -422,10 +423,7 @@ static int evict_offline(struct race *r, struct er_file *f, unsigned long n)
 		for (b = 0; b < r->nblocks; b++)
 			if (in[b] > in[i])
 				i = b;
-		if (in[i]) {
-			r->offline_hits++;
-			r->offline_hit_pages += in[i];
-		}
+		hit = in[i];
 	}
 	blk = r->block[i];
 
@@ -436,6 +434,11 @@ static int evict_offline(struct race *r, struct er_file *f, unsigned long n)
 			return -1;
 		r->offline_busy++;
 		return 0;
+	}
+	/* It went offline with pages of a test file: race_met() reads it. */
+	if (hit) {
+		__atomic_add_fetch(&r->offline_hits, 1, __ATOMIC_RELAXED);
+		r->offline_hit_pages += hit;
 	}
 	if (block_state(blk, "online_movable"))
 		return -1;
@@ -1369,12 +1372,15 @@ FIXTURE_TEARDOWN_PARENT(evict)
 	files_remove(&self->st);
 }
 
-/* Above the longest race: FNR_SECONDS at most 60, offline 3 times that. */
+/*
+ * Above the longest race: FNR_SECONDS at most 40, offline 3 times that,
+ * then OVERLAP_WAIT_S.
+ */
 TEST_F_TIMEOUT(evict, race, 360)
 {
 	long secs = variant->control ?
 		    fnr_env_long("FNR_CONTROL_SECONDS", 30, 1, 90) :
-		    fnr_env_long("FNR_SECONDS", 4, 1, 60) *
+		    fnr_env_long("FNR_SECONDS", 4, 1, 40) *
 		    (variant->kind == EV_OFFLINE ? 3 : 1);
 	char us[16];
 	long bad;

@@ -138,6 +138,7 @@ static inline int fnr_noref_premise(long copies, char *why, size_t len)
  * filemap_noref/overlapped_reads (CONFIG_DEBUG_VM).  -1 without it.
  */
 #define FNR_OVERLAPPED	"/sys/kernel/debug/filemap_noref/overlapped_reads"
+#define FNR_DEFER_FREE	"/sys/kernel/debug/filemap_noref/defer_free"
 static inline long fnr_overlapped(void)
 {
 	return fnr_read_long(FNR_OVERLAPPED);
@@ -155,22 +156,29 @@ static inline long fnr_overlapped_since(long before)
  * The premise of a race test: a reader overlapped a free, not only took
  * the fast path.  @overlapped is how much fnr_overlapped() grew over the
  * race (fnr_overlapped_since()), -1 if it is not counted.  Returns 0 if it
- * grew, or if the kernel does not count it (logged: the race then rests
- * on noref_read alone); else -1 with the reason in @why.  Logs the count.
+ * grew, or if the kernel has no debugfs test aids (logged: the race then
+ * rests on noref_read alone); else -1 with the reason in @why.  Logs the
+ * count.
  */
 static inline int fnr_overlap_premise(long overlapped, char *why, size_t len)
 {
+	/* The debugfs test aids are there: the count must be too. */
+	if (overlapped < 0 && !access(FNR_DEFER_FREE, F_OK)) {
+		snprintf(why, len, "%s",
+			 "debugfs filemap_noref/ without a readable overlapped_reads");
+		return -1;
+	}
 	if (overlapped < 0) {
 		printf("# overlapped reads: not counted (no %s: CONFIG_DEBUG_VM off?)\n",
 		       FNR_OVERLAPPED);
 		return 0;
 	}
-	printf("# overlapped reads: %ld (copies whose folio was removed or freed under them)\n",
+	printf("# overlapped reads: %ld (copies whose folio left its slot or its file under them)\n",
 	       overlapped);
 	if (overlapped > 0)
 		return 0;
-	snprintf(why, len, "no copy overlapped a free (%s did not grow): the race did not happen",
-		 FNR_OVERLAPPED);
+	snprintf(why, len, "%s",
+		 "no copy overlapped a removal of its folio (overlapped_reads): no race");
 	return -1;
 }
 
