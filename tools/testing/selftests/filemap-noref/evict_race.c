@@ -1130,8 +1130,8 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	struct statfs sfs;
 	pthread_t ev, hog;
 	char why[128];
+	bool no_hog, met = true;
 	long noref0;
-	bool no_hog;
 	int j;
 
 	ASSERT_NE(NULL, rd);
@@ -1229,9 +1229,8 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 		ASSERT_LT(0, r->offline_hits)
 			TH_LOG("no offline took pages of a test file: nothing was raced");
 	} else {
-		ASSERT_EQ(0, fnr_overlap_premise(fnr_overlapped_since(r->overlapped0),
-						 why, sizeof(why)))
-			TH_LOG("%s", why);
+		met = !fnr_overlap_premise(fnr_overlapped_since(r->overlapped0),
+					   why, sizeof(why));
 	}
 	if (r->drop_fd >= 0)
 		EXPECT_EQ(0, close(r->drop_fd));
@@ -1239,6 +1238,14 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	pthread_barrier_destroy(&r->start);
 	free(r);
 	free(rd);
+	/*
+	 * A main run in which no copy overlapped an eviction tested nothing
+	 * and says so: make check's table of expected skips turns that into
+	 * a failure on the check kernel.  Bad data fails it all the same.
+	 * A control run's premise is the freed page it read.
+	 */
+	if (!met && !control && !i)
+		SKIP(return -1, "%s", why);
 	return i;
 }
 
