@@ -77,6 +77,10 @@ help:
 	@echo "                  report in the series' code"
 	@echo "make check-kmsan  the same on a KMSAN kernel (clang-19): no uninit value"
 	@echo "                  copied to user space, no report in the series' code"
+	@echo "make check-v11    the live reproducer of v11's copy past the folio: the"
+	@echo "                  check kernel with v11's order step (scripts/v11/) must"
+	@echo "                  fail reuse_order, the series pass it; mainline only,"
+	@echo "                  results/NAME/reuse.txt"
 	@echo "make htmldocs     Sphinx build of the touched docs against the base"
 
 deps:
@@ -145,6 +149,9 @@ check-kcsan: base
 check-kmsan: base
 	@DEPS_EXTRA="clang-19:clang-19" scripts/deps.sh
 	@scripts/check-san.sh kmsan
+
+check-v11: base
+	@scripts/check-v11.sh
 
 htmldocs: base
 	@DEPS_EXTRA=sphinx-build:python3-sphinx scripts/deps.sh

@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -285,5 +286,65 @@ static inline int fnr_drop_cache(int fd)
 	errno = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	return errno ? -1 : 0;
 }
+
+/* Is @dir on a tmpfs mounted huge=always (its longest /proc/mounts match)? */
+static inline bool fnr_huge_tmpfs(const char *dir)
+{
+	char line[PATH_MAX + 256], mnt[PATH_MAX], type[32], opts[256];
+	FILE *fp = fopen("/proc/mounts", "r");
+	size_t best = 0, n;
+	bool huge = false;
+
+	while (fp && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%*s %4095s %31s %255s", mnt, type, opts) != 3)
+			continue;
+		n = strlen(mnt);
+		if (strncmp(dir, mnt, n) || (dir[n] && dir[n] != '/' && n > 1) ||
+		    n < best)
+			continue;
+		best = n;
+		huge = !strcmp(type, "tmpfs") && strstr(opts, "huge=always");
+	}
+	if (fp)
+		fclose(fp);
+	return huge;
+}
+
+/*
+ * What a freed page holds on a kernel booted with page_poison=1
+ * (CONFIG_PAGE_POISONING; it takes precedence over init_on_free): every
+ * byte PAGE_POISON, 0xaa.  No stamp is 0xaa in every byte (its marker
+ * bits are 0b101), so a control run that reads it copied a freed page,
+ * where zeros could also be a hole and another file's stamp a wrong
+ * lookup.  The control boots use it (scripts/guest/jobs/control).
+ */
+#define FNR_POISON	0xaaaaaaaaaaaaaaaaULL
+
+/* Are the bytes of @v in @mask, two or more, all the page poison? */
+static inline bool fnr_poisoned(uint64_t v, uint64_t mask)
+{
+	return __builtin_popcountll(mask) >= 16 && !((v ^ FNR_POISON) & mask);
+}
+
+/* Was this kernel booted with page_poison=1 (or on, y)? */
+static inline bool fnr_page_poison(void)
+{
+	char line[4096], *p;
+	bool on = false;
+	FILE *fp = fopen("/proc/cmdline", "r");
+
+	if (!fp)
+		return false;
+	if (fgets(line, sizeof(line), fp))
+		for (p = strtok(line, " \n"); p; p = strtok(NULL, " \n"))
+			on = !strcmp(p, "page_poison=1") ||
+			     !strcmp(p, "page_poison=on") ||
+			     !strcmp(p, "page_poison=y") ? true :
+			     !strncmp(p, "page_poison=", 12) ? false : on;
+	fclose(fp);
+	return on;
+}
+
+#define FNR_NO_POISON	"control run: boot with page_poison=1 (CONFIG_PAGE_POISONING), so that a freed page reads as 0xaa"
 
 #endif /* __FNR_COMMON_H */

@@ -34,8 +34,10 @@
  * not only the PMD-sized folios ShmemHugePages counts.
  *
  * The control variant turns the RCU deferral off through debugfs
- * (CONFIG_DEBUG_VM kernels) and passes only if a reader copies a freed
- * page: zeros (init_on_free) or the splitter's stamp, not any bad byte.
+ * (CONFIG_DEBUG_VM kernels) on a kernel booted with page_poison=1 and
+ * passes only if a reader copies a freed page before its reuse: the page
+ * poison (0xaa), not zeros (a cut reads as zeros), not the splitter's
+ * stamp (reported), not any bad byte.
  *
  * The nonzero_index variant races a split at a non-zero index: a file of
  * three PMD-sized folios and a tail; readers start a few pages before the
@@ -98,6 +100,7 @@ struct reader;
 
 /* What a bad read found at its first bad byte. */
 enum bad_kind {
+	BAD_POISON,	/* a freed page, poisoned (page_poison=1) */
 	BAD_ZEROS,	/* a freed page, cleared by init_on_free */
 	BAD_REUSED,	/* a freed page, reused by the splitter */
 	BAD_FOREIGN,	/* anything else */
@@ -105,6 +108,7 @@ enum bad_kind {
 };
 
 static const char * const bad_kind_name[NR_BAD_KINDS] = {
+	[BAD_POISON] = "page poison (0xaa): a freed page (page_poison=1)",
 	[BAD_ZEROS] = "zeros: freed page cleared by init_on_free?",
 	[BAD_REUSED] = "splitter's stamp: freed page reused",
 	[BAD_FOREIGN] = "foreign data",
@@ -385,7 +389,9 @@ static void report_bad(struct split_race *r, struct reader *rd, uint64_t off,
 	for (b = 0, zeros = true; b < 64; b += 8)
 		if ((v >> b & 0xff) && (v >> b & 0xff) != (want >> b & 0xff))
 			zeros = false;
-	if (zeros)
+	if (cell >= off && cell + 8 <= off + got && v == FNR_POISON)
+		kind = BAD_POISON;
+	else if (zeros)
 		kind = BAD_ZEROS;
 	else if ((v >> 48) == HOG_ID && ((v >> 9) & 7) == FNR_MARK)
 		kind = BAD_REUSED;
@@ -542,6 +548,8 @@ FIXTURE_SETUP(split)
 	if (variant->control && access(DEFER_FREE, W_OK))
 		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
 		     DEFER_FREE, strerror(errno));
+	if (variant->control && !fnr_page_poison())
+		SKIP(return, "%s", FNR_NO_POISON);
 	if (variant->hotplug && fnr_hotplug_pick(&self->hp))
 		SKIP(return, "no CPU can go offline (CONFIG_HOTPLUG_CPU, 2 CPUs)");
 	r->pmd = fnr_read_long(PMD_SIZE_PATH);
@@ -617,8 +625,7 @@ static void race_wait(struct split_race *r, long seconds, bool control)
 	while (!fnr_stopped(&r->ctl) && fnr_now() < end) {
 		usleep(10000);
 		if (control &&
-		    (__atomic_load_n(&r->bad_of[BAD_ZEROS], __ATOMIC_RELAXED) ||
-		     __atomic_load_n(&r->bad_of[BAD_REUSED], __ATOMIC_RELAXED)))
+		    __atomic_load_n(&r->bad_of[BAD_POISON], __ATOMIC_RELAXED))
 			break;
 	}
 	fnr_set_stop(&r->ctl);
@@ -703,9 +710,9 @@ TEST_F_TIMEOUT(split, race, 240)
 	TH_LOG("%lu reads ended in the zero page of a cut (allowed, see zero_page_race())",
 	       r->cut_zeros);
 	if (bad)
-		TH_LOG("bad reads: %lu zeros, %lu with the splitter's stamp, %lu foreign",
-		       r->bad_of[BAD_ZEROS], r->bad_of[BAD_REUSED],
-		       r->bad_of[BAD_FOREIGN]);
+		TH_LOG("bad reads: %lu page poison, %lu zeros, %lu with the splitter's stamp, %lu foreign",
+		       r->bad_of[BAD_POISON], r->bad_of[BAD_ZEROS],
+		       r->bad_of[BAD_REUSED], r->bad_of[BAD_FOREIGN]);
 	if (r->have_why)
 		TH_LOG("first bad read: %s", r->why);
 	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
@@ -736,8 +743,8 @@ TEST_F_TIMEOUT(split, race, 240)
 		fnr_hotplug_check(_metadata, &self->hp);
 	if (variant->control) {
 		/* The bug it is built for: a freed page copied. */
-		EXPECT_LT(0, r->bad_of[BAD_ZEROS] + r->bad_of[BAD_REUSED])
-			TH_LOG("defer_free=0 but no zeros nor splitter's stamp read: %s",
+		EXPECT_LT(0, r->bad_of[BAD_POISON])
+			TH_LOG("defer_free=0 but no page poison read: %s",
 			       "the test could not detect the injected bug");
 	} else {
 		EXPECT_EQ(0, bad)
