@@ -51,7 +51,6 @@
 #define CMA_DEBUGFS	"/sys/kernel/debug/cma"
 #define NFILES		8
 #define FILE_ID		0x00c0
-#define DELAY_FREE	"/sys/kernel/debug/filemap_noref/delay_free_us"
 
 static char cma_dir[512];
 
@@ -139,30 +138,27 @@ static long meminfo_mib(const char *name)
 
 /* For a timeout above kselftest_harness's 30 s, and to undo the delay. */
 FIXTURE(cma) {
-	bool frees_held;	/* DELAY_FREE set, reset it */
-	long expedite_pages;	/* FNR_EXPEDITE_SYSCTL to restore, or -1 */
+	struct fnr_held held;	/* frees held back, to release */
 };
 
 FIXTURE_SETUP(cma)
 {
-	self->expedite_pages = -1;
+	self->held.expedite = -1;
 	if (!fnr_series())
 		SKIP(return, "%s", FNR_NO_SERIES);
 }
 
 FIXTURE_TEARDOWN(cma)
 {
-	if (self->frees_held && fnr_write_str(DELAY_FREE, "0\n"))
-		printf("# could not reset %s: %s\n", DELAY_FREE, strerror(errno));
-	if (self->expedite_pages >= 0 &&
-	    fnr_write_long(FNR_EXPEDITE_SYSCTL, self->expedite_pages))
-		printf("# could not restore %s: %s\n", FNR_EXPEDITE_SYSCTL,
-		       strerror(errno));
+	if (fnr_release_frees(&self->held))
+		printf("# could not put back %s or %s: %s\n", FNR_DELAY_FREE,
+		       FNR_EXPEDITE_SYSCTL, strerror(errno));
 }
 
 TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
 {
 	long total_mib, chunk, used_mib, cma_total, cma_free, pending, cached;
+	int held;
 	int fd[NFILES], i, ret;
 	size_t fsize;
 	char path[4096], why[512];
@@ -262,13 +258,8 @@ TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
 	 * them in time.  Read the files to drop once more first, so that all
 	 * their cached folios are hot.
 	 */
-	if (!access(DELAY_FREE, W_OK)) {
-		self->expedite_pages = fnr_read_long(FNR_EXPEDITE_SYSCTL);
-		if (self->expedite_pages >= 0)
-			ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 0));
-		ASSERT_EQ(0, fnr_write_str(DELAY_FREE, "1000000\n"));
-		self->frees_held = true;
-	}
+	held = fnr_hold_frees(&self->held);
+	ASSERT_LE(0, held) TH_LOG("holding frees back: %s", strerror(errno));
 	for (i = 0; i < NFILES; i += 2)
 		ASSERT_EQ(0, fnr_make_hot(fd[i], 0, fsize));
 	for (i = 0; i < NFILES; i += 2)
@@ -287,19 +278,15 @@ TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
 	EXPECT_EQ(0, ret)
 		TH_LOG("cma_alloc of %ld pages failed: freed folios waiting in the area?",
 		       chunk);
-	if (self->frees_held) {
-		ASSERT_EQ(0, fnr_write_str(DELAY_FREE, "0\n"));
-		self->frees_held = false;
-	}
+	ASSERT_EQ(0, fnr_release_frees(&self->held));
 	if (!ret)
 		ASSERT_EQ(0, cma_write("free", chunk));
 	TH_LOG("%ld pages waited for a grace period before the allocation%s",
-	       pending, access(DELAY_FREE, W_OK) ? "" :
-	       " (deferred-free worker held back 1 s)");
+	       pending, held ? " (deferred-free worker held back 1 s)" : "");
 	/* Those still cached since the hog are the ones in the area. */
 	ASSERT_LT(0, cached)
 		TH_LOG("no page of the files to drop was still cached: none waits in the area");
-	if (!access(DELAY_FREE, W_OK))
+	if (held)
 		ASSERT_LT(0, pending)
 			TH_LOG("no dropped page was waiting: alloc_contig_range() had nothing to wait for");
 

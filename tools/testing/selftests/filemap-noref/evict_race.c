@@ -90,6 +90,8 @@
 #define HOG_MAX		(256UL << 20)
 #define MAX_BLOCKS	16
 #define EVICT_MAX	16		/* pages a punch or pageout takes */
+#define SHIFT_OPS	8		/* shifts a read's check can tell apart */
+#define SHIFT_GAP_US	1000		/* between shifts: reads see none */
 #define MEM_SYS		"/sys/devices/system/memory"
 #define RECLAIM		"/sys/fs/cgroup/memory.reclaim"
 #ifndef MADV_PAGEOUT
@@ -150,6 +152,7 @@ struct er_file {
 	uint32_t done[NPAGES];		/* newest generation fully written */
 	uint32_t hole_seq[NPAGES];	/* odd while it may read as a hole */
 	uint32_t shift_seq;		/* odd while its data is shifted */
+	uint32_t shift_first[SHIFT_OPS], shift_n[SHIFT_OPS];	/* per shift */
 	char *map;			/* shared mapping for pageout */
 	int dfd;			/* O_DIRECT, for dio_write */
 };
@@ -170,6 +173,8 @@ struct race {
 	bool control;			/* defer_free is 0 */
 	long overlapped0;		/* fnr_overlapped() at the start */
 	int drop_fd, reclaim_fd, compact_fd;
+	uint64_t pfn[NFILES][NPAGES];	/* compact: where the pages were */
+	unsigned long moved;		/* compact: test pages it moved */
 	char *dbuf;			/* dio_write's aligned buffer */
 	struct er_state *st;
 	int nblocks;
@@ -210,8 +215,7 @@ struct snap {
 	uint32_t lo[MAX_RPAGES];	/* done[] before the read */
 	uint32_t seq[MAX_RPAGES];	/* hole_seq[] before the read */
 	bool zero_ok[MAX_RPAGES];	/* a hole overlapped the read */
-	uint32_t shift;			/* shift_seq before the read */
-	bool shifted;			/* a shift overlapped the read */
+	uint32_t shift, shift_end;	/* shift_seq before and after the read */
 	uint32_t hi;			/* gen after the read */
 };
 
@@ -330,21 +334,28 @@ static int evict_dio(struct race *r, struct er_file *f, uint64_t *rng)
  * (fallocate() INSERT_RANGE, then COLLAPSE_RANGE at the same offset): each
  * takes the folios from the offset to the end out of the page cache
  * (truncate_pagecache()) and shifts the data on disk.  Meanwhile a page
- * may read as the page below it or, in the inserted range, as a hole
- * (shift_seq); after, the file is what it was.
+ * may read as the page n below it, or as a hole in the inserted range
+ * (shift_seq and the shift's range, see shift_allows()); after, the file
+ * is what it was.
  */
 static int evict_shift(struct er_file *f, uint64_t *rng)
 {
 	uint64_t first = fnr_rnd(rng) % NPAGES;
 	uint64_t n = 1 + fnr_rnd(rng) % EVICT_MAX;
+	uint32_t op = f->shift_seq / 2 % SHIFT_OPS;
 	int ret;
 
+	/* What this shift, number shift_seq / 2, does: see shift_allows(). */
+	__atomic_store_n(&f->shift_first[op], first, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->shift_n[op], n, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&f->shift_seq, 1, __ATOMIC_SEQ_CST);
 	ret = fallocate(f->fd, FALLOC_FL_INSERT_RANGE, first * PG, n * PG);
 	if (!ret)
 		ret = fallocate(f->fd, FALLOC_FL_COLLAPSE_RANGE, first * PG,
 				n * PG);
 	__atomic_add_fetch(&f->shift_seq, 1, __ATOMIC_SEQ_CST);
+	/* So that most reads overlap no shift, and are checked in full. */
+	usleep(SHIFT_GAP_US);
 	return ret;
 }
 
@@ -506,6 +517,41 @@ static int evict_offline(struct race *r, struct er_file *f, unsigned long n)
 	return 0;
 }
 
+/*
+ * Page frames of the pages of @f (mapped: pagemap sees them); 0 on
+ * success.
+ */
+static int file_pfns(struct race *r, struct er_file *f, uint64_t *pfn)
+{
+	uint64_t p;
+
+	if (madvise(f->map, FSIZE, MADV_POPULATE_READ) ||
+	    pread(r->pagemap_fd, pfn, NPAGES * 8,
+		  (uintptr_t)f->map / PG * 8) != NPAGES * 8)
+		return -1;
+	for (p = 0; p < NPAGES; p++)
+		pfn[p] &= (1ULL << 55) - 1;
+	return 0;
+}
+
+/*
+ * Compact every zone (its movable pages migrate, the files' among them,
+ * and the old folios are freed), then count the pages of @f that moved
+ * since its last look (pagemap): the race's premise.
+ */
+static int evict_compact(struct race *r, struct er_file *f)
+{
+	uint64_t now[NPAGES], *was = r->pfn[f - r->f], p;
+
+	if (pwrite(r->compact_fd, "1\n", 2, 0) != 2 || file_pfns(r, f, now))
+		return -1;
+	for (p = 0; p < NPAGES; p++)
+		if (was[p] && now[p] != was[p])
+			__atomic_add_fetch(&r->moved, 1, __ATOMIC_RELAXED);
+	memcpy(was, now, sizeof(now));
+	return 0;
+}
+
 static int evict_one(struct race *r, enum evictor kind, struct er_file *f,
 		     uint64_t *rng, unsigned long n)
 {
@@ -521,10 +567,7 @@ static int evict_one(struct race *r, enum evictor kind, struct er_file *f,
 	case EV_OFFLINE:
 		return evict_offline(r, f, n);
 	case EV_COMPACT:
-		/* Migrate the movable pages of every zone, the files' too. */
-		if (pwrite(r->compact_fd, "1\n", 2, 0) == 2)
-			return 0;
-		return -1;
+		return evict_compact(r, f);
 	case EV_DIO:
 		return evict_dio(r, f, rng);
 	case EV_SHIFT:
@@ -622,28 +665,96 @@ static bool torn_stamp(uint64_t v, uint64_t want, uint64_t mask,
 	}
 }
 
+/* Is @v's generation (if @mask holds it) in [@lo, @hi], modulo 4096? */
+static bool gen_ok(uint64_t v, uint64_t mask, uint32_t lo, uint32_t hi)
+{
+	uint32_t g = (v >> 12) & 0xfff;
+
+	if ((mask & GEN_BITS) != GEN_BITS || hi - lo >= 0xfff)
+		return true;
+	return ((g - lo) & 0xfff) <= hi - lo;
+}
+
+/* What a read that overlapped shifts may find on one page. */
+struct shift_ok {
+	bool any;			/* too many shifts: any lower page, holes */
+	bool hole;			/* in an inserted range: a hole */
+	int nlow;
+	uint64_t low[SHIFT_OPS];	/* the lower pages it may show */
+};
+
+/*
+ * What page @p of @f may read as, for a read during which shift_seq went
+ * from @s0 to @s1: each shift that overlapped it (number s / 2 for each
+ * s in [@s0, @s1) with a shift running, or starting) inserted n pages at
+ * first, so page p may read as a hole if first <= p < first + n, or as
+ * page p - n if p >= first + n.  False if no shift overlapped the read.
+ */
+static bool shift_allows(const struct er_file *f, uint32_t s0, uint32_t s1,
+			 uint64_t p, struct shift_ok *sh)
+{
+	uint32_t s, op, first, n;
+
+	memset(sh, 0, sizeof(*sh));
+	if (s0 == s1 && !(s0 & 1))
+		return false;
+	/* Shift numbers s0 / 2 .. (s1 - 1) / 2, or s0 / 2 alone. */
+	if ((s1 - s0) / 2 + 1 >= SHIFT_OPS) {
+		sh->any = true;
+		return true;
+	}
+	for (s = s0 / 2; s <= (s1 > s0 ? (s1 - 1) / 2 : s0 / 2); s++) {
+		op = s % SHIFT_OPS;
+		first = __atomic_load_n(&f->shift_first[op], __ATOMIC_RELAXED);
+		n = __atomic_load_n(&f->shift_n[op], __ATOMIC_RELAXED);
+		if (p >= first && p < first + n)
+			sh->hole = true;
+		else if (p >= first + n)
+			sh->low[sh->nlow++] = p - n;
+	}
+	/* A record read above may be a later shift's: then allow any. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if ((ld(&f->shift_seq) - s0) / 2 + 1 >= SHIFT_OPS)
+		sh->any = true;
+	return true;
+}
+
+/* May a stamp @v (page bits in @mask) of a lower page be there? */
+static bool shift_page_ok(const struct shift_ok *sh, uint64_t p, uint64_t v,
+			  uint64_t mask)
+{
+	uint64_t q = (v & PAGE_BITS) >> 24;
+	int i;
+
+	if ((mask & PAGE_BITS) != PAGE_BITS)
+		return sh->any || sh->nlow;
+	if (sh->any)
+		return q <= p;
+	for (i = 0; i < sh->nlow; i++)
+		if (sh->low[i] == q)
+			return true;
+	return false;
+}
+
 /*
  * Judge one cell at file offset @o; @mask says which bytes of @v the read
  * returned.  Generations compare modulo 4096 against [@lo, @hi].  While a
  * hole is filled, a read may tear between zeros and data even inside a
  * cell: @zero_ok accepts any byte that is zero, the generation's too.
- * While the file's data is shifted (@shifted, evict_shift()), a page may
- * read as a hole or as a page below it, of any generation.
+ * While the file's data is shifted, a page may read as a hole or as a
+ * lower page, those @sh allows (shift_allows(); NULL: no shift).
  */
 static enum verdict cell_verdict(const struct er_file *f, uint64_t o,
 				 uint64_t v, uint64_t mask, uint32_t lo,
-				 uint32_t hi, bool zero_ok, bool shifted)
+				 uint32_t hi, bool zero_ok,
+				 const struct shift_ok *sh)
 {
 	uint64_t want = fnr_stamp(f->id, o / PG, 0, (o % PG) / 8);
 	uint64_t diff = (v ^ want) & mask;
-	uint32_t g;
 
 	if (!(diff & ~GEN_BITS)) {
 		/* Right file, page and cell: is the generation plausible? */
-		if ((mask & GEN_BITS) != GEN_BITS || hi - lo >= 0xfff)
-			return CELL_OK;
-		g = (v >> 12) & 0xfff;
-		if (((g - lo) & 0xfff) <= hi - lo)
+		if (gen_ok(v, mask, lo, hi))
 			return CELL_OK;
 		return zero_ok && torn_stamp(v, want, mask, lo, hi) ?
 		       CELL_OK : BAD_GEN;
@@ -651,12 +762,11 @@ static enum verdict cell_verdict(const struct er_file *f, uint64_t o,
 	if (fnr_poisoned(v, mask))
 		return BAD_POISON;
 	if (zero_or_match(v, want | (v & GEN_BITS), mask))
-		return zero_ok || shifted ? CELL_OK :
+		return zero_ok || (sh && (sh->any || sh->hole)) ? CELL_OK :
 		       v & mask ? BAD_PART_ZEROS : BAD_ZEROS;
-	if (shifted && !(diff & ~(PAGE_BITS | GEN_BITS)) &&
-	    ((mask & PAGE_BITS) != PAGE_BITS ||
-	     ((v & PAGE_BITS) >> 24) <= o / PG))
-		return CELL_OK;
+	if (sh && !(diff & ~(PAGE_BITS | GEN_BITS)) &&
+	    shift_page_ok(sh, o / PG, v, mask))
+		return sh->any || gen_ok(v, mask, lo, hi) ? CELL_OK : BAD_GEN;
 	if (diff & MARK_BITS)
 		return BAD_GARBAGE;
 	if (diff & ID_BITS)
@@ -695,7 +805,9 @@ static bool check_read(struct race *r, int fi, const uint8_t *buf,
 		       size_t got, uint64_t off, const struct snap *s)
 {
 	const struct er_file *f = &r->f[fi];
-	uint64_t o, end = off + got, v, mask, a, i;
+	uint64_t o, end = off + got, v, mask, a, i, sh_page = UINT64_MAX;
+	struct shift_ok sh;
+	bool shifted = false;
 	enum verdict kind;
 	int b;
 
@@ -716,8 +828,13 @@ static bool check_read(struct race *r, int fi, const uint8_t *buf,
 			}
 		}
 		i = o / PG - s->first;
+		if (o / PG != sh_page) {
+			sh_page = o / PG;
+			shifted = shift_allows(f, s->shift, s->shift_end,
+					       sh_page, &sh);
+		}
 		kind = cell_verdict(f, o, v, mask, s->lo[i], s->hi,
-				    s->zero_ok[i], s->shifted);
+				    s->zero_ok[i], shifted ? &sh : NULL);
 		if (kind != CELL_OK) {
 			report_bad(r, fi, off, got, o, v, mask, s, kind);
 			return false;
@@ -771,7 +888,7 @@ static void snap_after(const struct er_file *f, uint64_t off, size_t len,
 
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	s->hi = ld(&f->gen);
-	s->shifted = (s->shift & 1) || ld(&f->shift_seq) != s->shift;
+	s->shift_end = ld(&f->shift_seq);
 	for (p = s->first; p <= (off + len - 1) / PG; p++) {
 		i = p - s->first;
 		s->zero_ok[i] = (s->seq[i] & 1) ||
@@ -1117,6 +1234,11 @@ static bool evictors_setup(struct __test_metadata *_metadata, struct race *r)
 		if (r->compact_fd < 0)
 			SKIP(return false, "no /proc/sys/vm/compact_memory (CONFIG_COMPACTION): %s",
 			     strerror(errno));
+		r->pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
+		ASSERT_LE(0, r->pagemap_fd);
+		map_files(_metadata, r);
+		if (file_pfns(r, &r->f[0], r->pfn[0]) || !r->pfn[0][0])
+			SKIP(return false, "pagemap shows no page frames (not root?)");
 		return true;
 	}
 	if (r->kinds & (1U << EV_PUNCH)) {
@@ -1176,7 +1298,8 @@ static unsigned long freed_reads(struct race *r)
  */
 static bool control_like_main(enum evictor kind)
 {
-	return kind == EV_TRUNCATE || kind == EV_PUNCH || kind >= EV_COMPACT;
+	return kind == EV_TRUNCATE || kind == EV_PUNCH || kind == EV_COMPACT ||
+	       kind == EV_DIO || kind == EV_SHIFT;
 }
 
 /*
@@ -1184,16 +1307,16 @@ static bool control_like_main(enum evictor kind)
  * is counted); for the offline evictor, an offline took pages of a test
  * file with it: its copies seldom overlap one (in one run, 1 of 25
  * offlines took test pages, and no copy overlapped it); for compaction,
- * it migrated hot folios of the test files under the readers (pages
- * waited for a grace period): on tmpfs one run of 31199 compactions in
- * 23 s left no copy overlapping one, ext4 and xfs one each in 4 s.
+ * it moved pages of the test files under the readers (pagemap): on tmpfs
+ * one run of 31199 compactions in 23 s left no copy overlapping a
+ * migration, ext4 and xfs one each in 4 s.
  */
 static bool race_met(struct race *r)
 {
 	if (r->kind == EV_OFFLINE)
 		return __atomic_load_n(&r->offline_hits, __ATOMIC_RELAXED) > 0;
 	if (r->kind == EV_COMPACT)
-		return __atomic_load_n(&r->pending_peak, __ATOMIC_RELAXED) > 0;
+		return __atomic_load_n(&r->moved, __ATOMIC_RELAXED) > 0;
 	return fnr_overlapped_since(r->overlapped0) != 0;
 }
 
@@ -1308,10 +1431,6 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	r->hog_bytes = no_hog ? 0 : hog_size();
 	r->swap_out = fnr_vmstat("pswpout");
 	r->swap_in = fnr_vmstat("pswpin");
-	/* Compaction's premise is pages pending: none from before the race. */
-	if (kind == EV_COMPACT)
-		ASSERT_LE(0, fnr_wait_drained(10))
-			TH_LOG("pages still wait for a grace period after 10 s");
 	ASSERT_EQ(0, pthread_barrier_init(&r->start, NULL, nr + 3));
 	for (i = 0; i < nr; i++) {
 		rd[i].r = r;
@@ -1367,16 +1486,19 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	ASSERT_EQ(0, fnr_noref_premise(fnr_vmstat(FNR_NOREF_READ) - noref0,
 				       why, sizeof(why))) TH_LOG("%s", why);
 	if (kind == EV_OFFLINE || kind == EV_COMPACT)
-		printf("# overlapped reads: %ld (not required: see race_met())\n",
-		       fnr_overlapped_since(r->overlapped0));
+		fnr_overlap_log(fnr_overlapped_since(r->overlapped0),
+				kind == EV_OFFLINE ?
+				"an offline that took test pages" :
+				"test pages that compaction moved");
 	if (kind == EV_OFFLINE) {
 		ASSERT_LT(0, r->offline_hits)
 			TH_LOG("no offline took pages of a test file: nothing was raced");
 	} else if (kind == EV_COMPACT) {
+		TH_LOG("compaction moved %lu test pages", r->moved);
 		/* A control run's premise is the poison it read. */
 		if (!control)
-			ASSERT_LT(0, r->pending_peak)
-				TH_LOG("compaction migrated no hot folio of a test file: nothing was raced");
+			ASSERT_LT(0, r->moved)
+				TH_LOG("compaction moved no page of a test file: nothing was raced");
 	} else {
 		met = !fnr_overlap_premise(fnr_overlapped_since(r->overlapped0),
 					   why, sizeof(why));
@@ -1386,8 +1508,10 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 	if (r->compact_fd >= 0)
 		EXPECT_EQ(0, close(r->compact_fd));
 	for (j = 0; j < NFILES; j++)
-		if (st->f[j].dfd >= 0)
+		if (st->f[j].dfd >= 0) {
 			EXPECT_EQ(0, close(st->f[j].dfd));
+			st->f[j].dfd = -1;
+		}
 	free(r->dbuf);
 	i = control ? freed_reads(r) : r->bad;
 	pthread_barrier_destroy(&r->start);
@@ -1620,39 +1744,53 @@ TEST(torn_generation)
 	uint64_t o = 38 * PG + 7 * 8;
 
 	ASSERT_EQ(CELL_OK, cell_verdict(&f, o, 0x6e81000026008a07ULL, ~0ULL,
-					1238, 1240, true, false));
+					1238, 1240, true, NULL));
 	ASSERT_EQ(BAD_GEN, cell_verdict(&f, o, 0x6e81000026008a07ULL, ~0ULL,
-					1238, 1240, false, false));
+					1238, 1240, false, NULL));
 	ASSERT_EQ(CELL_OK, cell_verdict(&f, o, 0x6e810000264d8a07ULL, ~0ULL,
-					1238, 1240, false, false));
+					1238, 1240, false, NULL));
 	/* A zero byte does not make a generation outside [lo, hi] current. */
 	ASSERT_EQ(BAD_GEN, cell_verdict(&f, o, 0x6e81000026008a07ULL, ~0ULL,
-					1238, 1239, true, false));
+					1238, 1239, true, NULL));
 }
 
 /* The page poison, and what a shifted file may read as. */
 TEST(poison_and_shift_verdicts)
 {
 	static struct er_file f = { .id = 0x4001 };
-	uint64_t o = 9 * PG + 3 * 8;
+	struct shift_ok sh;
+	uint64_t o9 = 9 * PG + 3 * 8, o12 = 12 * PG + 3 * 8;
 
-	ASSERT_EQ(BAD_POISON, cell_verdict(&f, o, FNR_POISON, ~0ULL, 1, 1,
-					   true, true));
-	ASSERT_EQ(BAD_POISON, cell_verdict(&f, o, FNR_POISON, 0xffff0000ULL,
-					   1, 1, false, false));
-	ASSERT_EQ(BAD_ZEROS, cell_verdict(&f, o, 0, ~0ULL, 1, 1, false, false));
-	/* Shifted: a hole, or page 7 (below 9) of this file, any generation. */
-	ASSERT_EQ(CELL_OK, cell_verdict(&f, o, 0, ~0ULL, 1, 1, false, true));
-	ASSERT_EQ(CELL_OK, cell_verdict(&f, o, fnr_stamp(0x4001, 7, 5, 3),
-					~0ULL, 1, 1, false, true));
-	ASSERT_EQ(BAD_PAGE, cell_verdict(&f, o, fnr_stamp(0x4001, 7, 5, 3),
-					 ~0ULL, 1, 1, false, false));
-	ASSERT_EQ(BAD_PAGE, cell_verdict(&f, o, fnr_stamp(0x4001, 10, 1, 3),
-					 ~0ULL, 1, 1, false, true));
-	ASSERT_EQ(BAD_PAGE, cell_verdict(&f, o, fnr_stamp(0x4001, 7, 1, 4),
-					 ~0ULL, 1, 1, false, true));
-	ASSERT_EQ(BAD_HOG, cell_verdict(&f, o, fnr_stamp(HOG_ID, 9, 1, 3),
-					~0ULL, 1, 1, false, true));
+	ASSERT_EQ(BAD_POISON, cell_verdict(&f, o9, FNR_POISON, ~0ULL, 1, 1,
+					   true, NULL));
+	ASSERT_EQ(BAD_POISON, cell_verdict(&f, o9, FNR_POISON, 0xffff0000ULL,
+					   1, 1, false, NULL));
+	ASSERT_EQ(BAD_ZEROS, cell_verdict(&f, o9, 0, ~0ULL, 1, 1, false, NULL));
+	ASSERT_EQ(BAD_PAGE, cell_verdict(&f, o12, fnr_stamp(0x4001, 10, 1, 3),
+					 ~0ULL, 1, 1, false, NULL));
+	/* Shift 0 inserts 2 pages at 8: 9 is a hole, 12 shows page 10. */
+	f.shift_first[0] = 8;
+	f.shift_n[0] = 2;
+	ASSERT_FALSE(shift_allows(&f, 2, 2, 9, &sh));
+	ASSERT_TRUE(shift_allows(&f, 1, 1, 9, &sh));
+	ASSERT_EQ(CELL_OK, cell_verdict(&f, o9, 0, ~0ULL, 1, 1, false, &sh));
+	ASSERT_EQ(BAD_POISON, cell_verdict(&f, o9, FNR_POISON, ~0ULL, 1, 1,
+					   false, &sh));
+	ASSERT_TRUE(shift_allows(&f, 0, 2, 12, &sh));
+	ASSERT_EQ(CELL_OK, cell_verdict(&f, o12, fnr_stamp(0x4001, 10, 1, 3),
+					~0ULL, 1, 1, false, &sh));
+	ASSERT_EQ(BAD_PAGE, cell_verdict(&f, o12, fnr_stamp(0x4001, 11, 1, 3),
+					 ~0ULL, 1, 1, false, &sh));
+	ASSERT_EQ(BAD_GEN, cell_verdict(&f, o12, fnr_stamp(0x4001, 10, 7, 3),
+					~0ULL, 1, 1, false, &sh));
+	ASSERT_EQ(BAD_ZEROS, cell_verdict(&f, o12, 0, ~0ULL, 1, 1, false, &sh));
+	ASSERT_EQ(BAD_HOG, cell_verdict(&f, o12, fnr_stamp(HOG_ID, 12, 1, 3),
+					~0ULL, 1, 1, false, &sh));
+	/* More shifts than recorded: any lower page, or a hole. */
+	ASSERT_TRUE(shift_allows(&f, 0, 2 * SHIFT_OPS, 12, &sh));
+	ASSERT_EQ(CELL_OK, cell_verdict(&f, o12, fnr_stamp(0x4001, 3, 1, 3),
+					~0ULL, 1, 1, false, &sh));
+	ASSERT_EQ(CELL_OK, cell_verdict(&f, o12, 0, ~0ULL, 1, 1, false, &sh));
 }
 
 TEST_HARNESS_MAIN

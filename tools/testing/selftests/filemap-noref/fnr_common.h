@@ -49,6 +49,11 @@ static inline uint64_t fnr_stamp(uint32_t file_id, uint64_t page_index,
 /* Write a human readable decoding of stamp @v into @s. */
 static inline void fnr_stamp_decode(uint64_t v, char *s, size_t len)
 {
+	if (v == 0xaaaaaaaaaaaaaaaaULL) {
+		snprintf(s, len, "0x%016llx (page poison)",
+			 (unsigned long long)v);
+		return;
+	}
 	if (((v >> 9) & 0x7) != FNR_MARK) {
 		snprintf(s, len, "0x%016llx (not a stamp)",
 			 (unsigned long long)v);
@@ -313,10 +318,10 @@ static inline bool fnr_huge_tmpfs(const char *dir)
 /*
  * What a freed page holds on a kernel booted with page_poison=1
  * (CONFIG_PAGE_POISONING; it takes precedence over init_on_free): every
- * byte PAGE_POISON, 0xaa.  No stamp is 0xaa in every byte (its marker
- * bits are 0b101), so a control run that reads it copied a freed page,
- * where zeros could also be a hole and another file's stamp a wrong
- * lookup.  The control boots use it (scripts/guest/jobs/control).
+ * byte PAGE_POISON, 0xaa.  It reads as the stamp of file 0xaaaa, an id
+ * no test gives a file, so a control run that reads it copied a freed
+ * page, where zeros could also be a hole and another file's stamp a
+ * wrong lookup.  The control boots use it (scripts/guest/jobs/control).
  */
 #define FNR_POISON	0xaaaaaaaaaaaaaaaaULL
 

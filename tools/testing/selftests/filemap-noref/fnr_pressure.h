@@ -182,10 +182,67 @@ static inline int fnr_overlap_premise(long overlapped, char *why, size_t len)
 	return -1;
 }
 
+/*
+ * Print the overlapped reads of a test whose premise is another count
+ * (@premise says which), for the TAP line's reader.
+ */
+static inline void fnr_overlap_log(long overlapped, const char *premise)
+{
+	if (overlapped < 0)
+		printf("# overlapped reads: not counted (not required: %s)\n",
+		       premise);
+	else
+		printf("# overlapped reads: %ld (not required: %s)\n",
+		       overlapped, premise);
+}
+
 /* Fold the per-CPU vmstat deltas so that counters are exact. */
 static inline int fnr_stat_refresh(void)
 {
 	return fnr_write_str("/proc/sys/vm/stat_refresh", "1");
+}
+
+#define FNR_DELAY_FREE	"/sys/kernel/debug/filemap_noref/delay_free_us"
+
+/* What fnr_hold_frees() changed, for fnr_release_frees() to put back. */
+struct fnr_held {
+	bool held;		/* FNR_DELAY_FREE is set */
+	long expedite;		/* FNR_EXPEDITE_SYSCTL to restore, or -1 */
+};
+
+/*
+ * Keep pages freed from now on waiting: no expedited grace periods and,
+ * on CONFIG_DEBUG_VM kernels, the deferred-free worker held back a second
+ * after each grace period.  1 if the worker is held back, 0 if it cannot
+ * be (no debugfs knob), -1 with errno on error.
+ */
+static inline int fnr_hold_frees(struct fnr_held *h)
+{
+	h->held = false;
+	h->expedite = fnr_read_long(FNR_EXPEDITE_SYSCTL);
+	if (h->expedite >= 0 && fnr_write_long(FNR_EXPEDITE_SYSCTL, 0))
+		return -1;
+	if (access(FNR_DELAY_FREE, W_OK))
+		return 0;
+	if (fnr_write_str(FNR_DELAY_FREE, "1000000\n"))
+		return -1;
+	h->held = true;
+	return 1;
+}
+
+/* Undo fnr_hold_frees() (again: a no-op); 0, or -1 with errno. */
+static inline int fnr_release_frees(struct fnr_held *h)
+{
+	int ret = 0;
+
+	if (h->held && fnr_write_str(FNR_DELAY_FREE, "0\n"))
+		ret = -1;
+	h->held = false;
+	if (h->expedite >= 0 &&
+	    fnr_write_long(FNR_EXPEDITE_SYSCTL, h->expedite))
+		ret = -1;
+	h->expedite = -1;
+	return ret;
 }
 
 /* Pages waiting for a grace period, exact; -1 without the counter. */

@@ -402,8 +402,8 @@ TEST_F_TIMEOUT(mce, unmap_under_reader, 120)
 	 * (memory_failure() took 0.13 s there), and a shmem folio stays in
 	 * the file.
 	 */
-	printf("# overlapped reads: %ld (logged only: see above)\n",
-	       fnr_overlapped_since(ov0));
+	fnr_overlap_log(fnr_overlapped_since(ov0),
+			"a read delayed before the error");
 	EXPECT_EQ(0, r->bad.n) TH_LOG("readers copied wrong bytes");
 	if (got >= 0) {
 		EXPECT_EQ(0, fnr_check(buf, got, off, FILE_ID, 1, why,

@@ -70,7 +70,6 @@
 #define LIMIT_ANON	(8 * FNR_MIB)
 #define LIMIT_FILE	(32 * FNR_MIB)
 #define LIMIT_MARGIN	(8 * FNR_MIB)	/* page tables, slab, buffers */
-#define DELAY_FREE	"/sys/kernel/debug/filemap_noref/delay_free_us"
 /* memory.high: a cgroup twice over it with anon, throttled on each write */
 #define HIGH_ANON	(8 * FNR_MIB)
 #define HIGH_LIMIT	(4 * FNR_MIB)
@@ -102,7 +101,7 @@ FIXTURE(memcg) {
 	long expedite_pages;	/* sysctl value to restore, -1 if none */
 	bool tmpfs;
 	bool created;
-	bool frees_held;	/* delay_free_us to reset */
+	struct fnr_held held;	/* frees held back, to release */
 	pid_t child;		/* to kill if a test ends early */
 	char leaf[300];		/* a child cgroup to remove, or "" */
 };
@@ -112,6 +111,7 @@ FIXTURE_SETUP(memcg)
 	struct statfs sfs;
 	int ret;
 
+	self->held.expedite = -1;
 	self->expedite_pages = fnr_read_long(FNR_EXPEDITE_SYSCTL);
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
 	self->tmpfs = sfs.f_type == TMPFS_MAGIC;
@@ -135,24 +135,21 @@ static bool hold_back_frees(struct __test_metadata *_metadata,
 			    FIXTURE_DATA(memcg) *self)
 {
 	char path[512];
+	int held;
 
 	snprintf(path, sizeof(path), "%s/memory.max", self->cg);
 	ASSERT_EQ(0, fnr_write_str(path, "max\n"));
-	if (self->expedite_pages >= 0)
-		ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 0));
-	if (access(DELAY_FREE, W_OK))
-		return false;
-	ASSERT_EQ(0, fnr_write_str(DELAY_FREE, "1000000\n"));
-	self->frees_held = true;
-	return true;
+	held = fnr_hold_frees(&self->held);
+	ASSERT_LE(0, held) TH_LOG("holding frees back: %s", strerror(errno));
+	return held;
 }
 
 /* Let the deferred-free worker run again. */
 static void release_frees(FIXTURE_DATA(memcg) *self)
 {
-	if (self->frees_held && fnr_write_str(DELAY_FREE, "0\n"))
-		printf("# could not reset %s: %s\n", DELAY_FREE, strerror(errno));
-	self->frees_held = false;
+	if (fnr_release_frees(&self->held))
+		printf("# could not put back %s or %s: %s\n", FNR_DELAY_FREE,
+		       FNR_EXPEDITE_SYSCTL, strerror(errno));
 }
 
 FIXTURE_TEARDOWN(memcg)

@@ -255,8 +255,8 @@ TEST_F_TIMEOUT(sibling, race, 210)
 	 * overlapped a drop is only logged (the debug kernel met none in one
 	 * run of 64 s, with 5 sibling entries).
 	 */
-	printf("# overlapped reads: %ld (logged only: see above)\n",
-	       fnr_overlapped_since(overlapped));
+	fnr_overlap_log(fnr_overlapped_since(overlapped),
+			"a sibling entry met");
 	/* -1: no CONFIG_DEBUG_VM, nothing counts them. */
 	if (siblings >= 0)
 		ASSERT_LT(0, siblings)
