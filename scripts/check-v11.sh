@@ -42,7 +42,7 @@ for k in v11 v12; do
 	APPEND="init_on_free=1 cma=64M fnr.only=reuse_order fnr.fs=tmpfs" \
 		"$TOP/scripts/run-guest.sh" "$image" "$BUILD/initramfs.cpio.gz" only "$out/$k" ||
 		die "the $k guest did not end cleanly (see $out/$k/console.log)"
-	grep -E '^(ok|not ok) |^# races:|first bad read|times the new folio' "$out/$k/results.log" |
+	grep -E '^(ok|not ok) |^# races:|first bad read|times the new folio| attempts, ' "$out/$k/results.log" |
 		sed "s/^/$k: /" >"$out/$k.txt"
 	cat "$out/$k.txt"
 	races=$(sed -n 's/.*# races: \([0-9]*\).*/\1/p' "$out/$k.txt")
