@@ -341,7 +341,7 @@ static inline bool fnr_page_poison(void)
 	if (!fp)
 		return false;
 	if (fgets(line, sizeof(line), fp))
-		for (p = strtok(line, " \n"); p; p = strtok(NULL, " \n"))
+		for (p = strtok(line, "\n "); p; p = strtok(NULL, "\n "))
 			on = !strcmp(p, "page_poison=1") ||
 			     !strcmp(p, "page_poison=on") ||
 			     !strcmp(p, "page_poison=y") ? true :

@@ -348,7 +348,8 @@ static void unmount_own(FIXTURE_DATA(reuse) *self)
 		close(u->fd);
 	if (u->rfd >= 0)
 		close(u->rfd);
-	u->fd = u->rfd = -1;
+	u->fd = -1;
+	u->rfd = -1;
 	if (self->mounted && umount2(u->dir, MNT_DETACH))
 		printf("# umount %s: %s\n", u->dir, strerror(errno));
 	self->mounted = false;
@@ -363,7 +364,10 @@ FIXTURE_SETUP(reuse)
 	uint64_t head;
 	struct statfs sfs;
 
-	u->fd = u->rfd = u->pagemap = u->kflags = -1;
+	u->fd = -1;
+	u->rfd = -1;
+	u->pagemap = -1;
+	u->kflags = -1;
 	if (!fnr_series())
 		SKIP(return, "%s", FNR_NO_SERIES);
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
