@@ -31,18 +31,19 @@
  * flagged, and covers page 5: that is the race, counted when the folio
  * was hot before the reader's delay ended, the reader's lookup came
  * before the punch, and the reader took X (on v12 it then stops again,
- * at its lookup of page 8: the test requires that).  The reader must then get
- * pages 8-10 byte for byte from the order-3 folio; v11 copied them from
- * P + 4 .. P + 6.  Pages 5-7 may read as the old or the new generation, or
- * as a hole (the punch), and are checked for that.
+ * at its lookup of page 8: the test requires that).  The reader must
+ * then get pages 8-10 byte for byte from the order-3 folio; v11 copied
+ * them from P + 4 .. P + 6, pages 20-22.  Pages 5-7 may read as the old
+ * or the new generation or, where no race was counted, as a hole (the
+ * punch).
  *
  * The test needs root, CONFIG_DEBUG_VM (the delay), CONFIG_TRANSPARENT_
  * HUGEPAGE, a CMA area in debugfs (boot with cma=) and two CPUs; it skips
  * without them, and runs once, from the run on FNR_DIR's tmpfs (plain
- * tmpfs, not huge: the filesystem it mounts is its own).  It fails if the
- * race never happened in FNR_REUSE_SECONDS (default 60): the allocator
+ * tmpfs, not huge: the filesystem it mounts is its own).  If the race
+ * never happened in FNR_REUSE_SECONDS (default 60), as when the allocator
  * did not give P back as the head of the new folio while the reader
- * waited.
+ * waited, it skips, and make check counts that skip as a failure.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -551,8 +552,9 @@ TEST_F_TIMEOUT(reuse, size_from_own_slot, 300)
 	printf("# races: %lu (X taken: %lu), bad reads: %lu\n", raced, taken,
 	       bad);
 	EXPECT_EQ(0, bad) TH_LOG("first bad read: %s", first_bad);
-	ASSERT_LT(0, taken)
-		TH_LOG("no race: the reader never took X after it came back, hot, as the head of the new folio");
+	/* Tested nothing: say so (make check fails a skip it does not list). */
+	if (!bad && !taken)
+		SKIP(return, "no race: the reader never took X after it came back, hot, as the head of the new folio");
 }
 
 TEST_HARNESS_MAIN
