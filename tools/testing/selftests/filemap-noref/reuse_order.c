@@ -340,14 +340,17 @@ FIXTURE(reuse)
 	bool mounted, delay_on;
 };
 
-/* Close the file and unmount the test's own tmpfs. */
-static void unmount_own(FIXTURE_DATA(reuse) *self)
+/*
+ * Unmount the test's own tmpfs, closing the file first if @close_fds
+ * (not in the parent: the descriptors are the test child's).
+ */
+static void unmount_own(FIXTURE_DATA(reuse) *self, bool close_fds)
 {
 	struct reuse *u = &self->u;
 
-	if (u->fd >= 0)
+	if (close_fds && u->fd >= 0)
 		close(u->fd);
-	if (u->rfd >= 0)
+	if (close_fds && u->rfd >= 0)
 		close(u->rfd);
 	u->fd = -1;
 	u->rfd = -1;
@@ -410,13 +413,13 @@ FIXTURE_SETUP(reuse)
 	ASSERT_EQ(0, write_pages(u, 0, 4, 1));
 	/* A skipped setup gets no teardown: unmount first. */
 	if (set_huge(u, "always")) {
-		unmount_own(self);
+		unmount_own(self, true);
 		SKIP(return, "cannot remount with huge=always: %s",
 		     strerror(errno));
 	}
 	ASSERT_EQ(0, write_pages(u, 8, 8, 1));
 	if (!one_folio(u, 8, 3, &head)) {
-		unmount_own(self);
+		unmount_own(self, true);
 		SKIP(return, "pages 8-15 are not one order-3 folio: no tmpfs folios below PMD size (Linux 6.14)");
 	}
 	/* Order-0 folios at 24-31: place_x() gets order 3 at 16-23. */
@@ -431,7 +434,7 @@ FIXTURE_TEARDOWN_PARENT(reuse)
 {
 	if (self->delay_on && fnr_write_str(DELAY_LOADED, "0\n"))
 		TH_LOG("could not reset %s: %s", DELAY_LOADED, strerror(errno));
-	unmount_own(self);
+	unmount_own(self, false);
 }
 
 TEST_F_TIMEOUT(reuse, size_from_own_slot, 300)
