@@ -184,7 +184,8 @@ grep '^FNR-EJECT ok: ' "$out/hotmem-dimm/results.log" || {
 
 # The control runs read freed memory on purpose: boots of their own, the
 # offline race's with movable blocks as above, where kernel reports are
-# expected (the offline ones: an offline under readers of freed pages). Not on the debug kernel, where KASAN and panic_on_warn turn the
+# expected (the offline ones: an offline under readers of freed pages).
+# Not on the debug kernel, where KASAN and panic_on_warn turn the
 # injected bug into a crash.
 control_ok=1
 # The guest boots after the main one, each with its own results.log.
