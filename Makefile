@@ -15,7 +15,7 @@ export SERIES DEBUG
 ALL_SERIES := . backports/6.12
 SERIES_TO_CHECK := $(if $(filter file,$(origin SERIES)),$(ALL_SERIES),$(or $(SERIES),.))
 
-.PHONY: all check check-one check-figures check-debug check-also check-b4 check-kunit check-litmus mbox check-series check-matrix check-distro check-arm64 check-compilers check-kcsan check-kmsan htmldocs bench profile scale xfstests deps base apply quilt-check export sync-selftests clean help
+.PHONY: all check check-one check-figures check-debug check-also check-b4 check-kunit check-litmus mbox check-series check-matrix check-distro check-arm64 check-compilers check-kcsan check-kmsan check-v11 control-rates htmldocs bench profile scale xfstests deps base apply quilt-check export sync-selftests clean help
 
 all: help
 
@@ -81,6 +81,9 @@ help:
 	@echo "                  check kernel with v11's order step (scripts/v11/) must"
 	@echo "                  fail reuse_order, the series pass it; mainline only,"
 	@echo "                  results/NAME/reuse.txt"
+	@echo "make control-rates the control boot ROUNDS times (default 10): how often"
+	@echo "                  each control run finds the bug it injects, and how fast;"
+	@echo "                  results/NAME/control-rates.txt"
 	@echo "make htmldocs     Sphinx build of the touched docs against the base"
 
 deps:
@@ -152,6 +155,9 @@ check-kmsan: base
 
 check-v11: base
 	@scripts/check-v11.sh
+
+control-rates: base
+	@scripts/control-rates.sh
 
 htmldocs: base
 	@DEPS_EXTRA=sphinx-build:python3-sphinx scripts/deps.sh

@@ -30,7 +30,16 @@
  * memory.min protects all it has, write 96 pages, read them twice and
  * truncate them, four times: each write must be throttled (2 s), as
  * without the series, although the flush before the throttle frees the
- * pages the last truncate left pending.
+ * pages the last truncate left pending; each write after a truncate that
+ * left pages pending must flush (the rcu_free_flush vm event).
+ *
+ * high_other_pending keeps the cgroup over memory.high with anonymous
+ * memory while pages of another cgroup wait for their grace period (this
+ * process truncated a hot file, the deferred-free worker held back): a
+ * fault in the cgroup must be throttled, as the over-high path then went
+ * past its flush, and must not flush (the rcu_free_flush vm event): only
+ * the cgroup's own pending pages could bring its usage down, and each
+ * flush is an expedited grace period that interrupts every CPU.
  *
  * Needs cgroup v2 at /sys/fs/cgroup with the memory controller; skips
  * otherwise.  On a kernel without the series there is no rcu_free_pending
@@ -490,6 +499,7 @@ TEST_F_TIMEOUT(memcg, high_after_truncate, HIGH_TEST_SECONDS)
 {
 	double slowest = 0, fastest = 1e9;
 	int i, throttled = 0, met = 0;
+	long flushes;
 	char leaf[sizeof(self->leaf)];
 	struct high_run *r;
 	char path[512];
@@ -521,6 +531,7 @@ TEST_F_TIMEOUT(memcg, high_after_truncate, HIGH_TEST_SECONDS)
 	ASSERT_TRUE(high_wait(&r->step, 1)) TH_LOG("the child did not start");
 	snprintf(path, sizeof(path), "%s/memory.high", self->cg);
 	ASSERT_EQ(0, fnr_write_long(path, HIGH_LIMIT));
+	flushes = fnr_vmstat("rcu_free_flush");
 	__atomic_store_n(&r->ack, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < HIGH_WRITES; i++) {
 		ASSERT_TRUE(high_wait(&r->step, 2 * i + 2))
@@ -534,6 +545,8 @@ TEST_F_TIMEOUT(memcg, high_after_truncate, HIGH_TEST_SECONDS)
 	}
 	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
 	self->child = 0;
+	if (flushes >= 0)
+		flushes = fnr_vmstat("rcu_free_flush") - flushes;
 	release_frees(self);
 
 	for (i = 0; i < HIGH_WRITES; i++) {
@@ -565,6 +578,92 @@ TEST_F_TIMEOUT(memcg, high_after_truncate, HIGH_TEST_SECONDS)
 	if (delay_on)
 		EXPECT_EQ(HIGH_WRITES - 1, met)
 			TH_LOG("a truncated hot file was not pending: nothing to flush");
+	/*
+	 * The cgroup's own pending pages are flushed: the count that gates
+	 * the flush (see high_other_pending) must not read 0 for them.
+	 */
+	if (flushes >= 0) {
+		TH_LOG("rcu_free_flush grew by %ld", flushes);
+		if (delay_on)
+			EXPECT_LE(met, flushes)
+				TH_LOG("a write over memory.high did not flush the cgroup's own pending pages");
+	}
+	munmap(r, sizeof(*r));
+}
+
+/* The child of high_other_pending: over memory.high, then a fault. */
+static void other_child(struct high_run *r)
+{
+	size_t more = HIGH_PAGES * getpagesize();
+	double t;
+	char *m;
+
+	m = mmap(NULL, HIGH_ANON, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (m == MAP_FAILED)
+		_exit(1);
+	__atomic_store_n(&r->step, 1, __ATOMIC_RELEASE);
+	if (!high_wait(&r->ack, 1))
+		_exit(1);
+	t = fnr_now();
+	m = mmap(NULL, more, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	/* The throttle sleeps on the way back to user space. */
+	r->write_s[0] = fnr_now() - t;
+	_exit(m == MAP_FAILED);
+}
+
+/* See the header: memory.high flushes only the cgroup's own pages. */
+TEST_F_TIMEOUT(memcg, high_other_pending, TEST_SECONDS)
+{
+	long flush0, flush1, pending;
+	struct high_run *r;
+	char path[512];
+	int status, fd;
+
+	if (fnr_vmstat("rcu_free_flush") < 0)
+		SKIP(return, "no rcu_free_flush in /proc/vmstat (the series, CONFIG_VM_EVENT_COUNTERS)");
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r);
+	memset(r, 0, sizeof(*r));
+	if (!hold_back_frees(_metadata, self))
+		SKIP(return, "no debugfs %s: pending pages would not stay",
+		     FNR_DELAY_FREE);
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (!self->child) {
+		if (fnr_cg_enter(self->cg))
+			_exit(1);
+		other_child(r);
+	}
+	ASSERT_TRUE(high_wait(&r->step, 1)) TH_LOG("the child did not start");
+	snprintf(path, sizeof(path), "%s/memory.high", self->cg);
+	ASSERT_EQ(0, fnr_write_long(path, HIGH_LIMIT));
+	/* Pending pages of this process's cgroup, not the child's. */
+	snprintf(path, sizeof(path), "%s/fnr_other.%d", fnr_testdir(), getpid());
+	fd = fnr_hot_file(path, LIMIT_FILE);
+	unlink(path);
+	ASSERT_LE(0, fd) TH_LOG("hot file %s: %s", path, strerror(errno));
+	ASSERT_EQ(0, ftruncate(fd, 0));
+	close(fd);
+	pending = fnr_pending_exact();
+	flush0 = fnr_vmstat("rcu_free_flush");
+	__atomic_store_n(&r->ack, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
+	self->child = 0;
+	flush1 = fnr_vmstat("rcu_free_flush");
+	release_frees(self);
+	TH_LOG("%ld pages pending elsewhere; the fault over memory.high took %.3f s; rcu_free_flush %ld -> %ld",
+	       pending, r->write_s[0], flush0, flush1);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the child failed: status %#x", status);
+	/* The premises: pages were pending, the over-high path ran through. */
+	ASSERT_LT(0, pending) TH_LOG("no page of the truncated file was pending");
+	ASSERT_LE(HIGH_THROTTLED, r->write_s[0])
+		TH_LOG("the fault over memory.high was not throttled");
+	EXPECT_EQ(flush0, flush1)
+		TH_LOG("a cgroup with nothing pending flushed the others' pages");
 	munmap(r, sizeof(*r));
 }
 

@@ -57,8 +57,22 @@
  * CPU offline and back online, and checks that the pending count drains
  * to 0 after the race.
  *
+ * The collapse variant races khugepaged's collapse_file(): the splitter
+ * splits the file's folio where it is, makes its pages hot, and collapses
+ * them into a new PMD-sized folio with MADV_COLLAPSE, which copies them,
+ * replaces them in the mapping and frees the old ones, while the readers
+ * copy them (stopped 1 ms after the check, where debugfs allows).  It
+ * runs on plain tmpfs too (MADV_COLLAPSE ignores huge=never).  A collapse
+ * counts only after a split that split the folio (thp_split_page grew),
+ * and its overlapped reads are those counted between two quiesce()s
+ * around it: the run requires one, not one a split overlapped.
+ * control_collapse is its control.  The collapse of ext4 and xfs page
+ * cache (CONFIG_READ_ONLY_THP_FOR_FS, files nobody has open for writing)
+ * is not raced.
+ *
  * All skip unless FNR_DIR is a tmpfs whose files get huge folios (mounted
- * huge=always, CONFIG_TRANSPARENT_HUGEPAGE).
+ * huge=always, CONFIG_TRANSPARENT_HUGEPAGE); the collapse variants need a
+ * tmpfs and MADV_COLLAPSE.
  *
  * Environment: FNR_DIR, FNR_SECONDS (default 4; nonzero_index runs
  * twice as long), FNR_CONTROL_SECONDS (default 180; the control stops at
@@ -95,6 +109,10 @@
 #define TORN_SIZES	FNR_DEBUGFS "torn_sizes"
 #define INDEX_FOLIOS	3		/* nonzero_index: PMD folios in the file */
 #define INDEX_LEAD	8		/* reads start this many pages before */
+#define OVERLAP_WAIT_S	20		/* collapse: longest wait for an overlap */
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE	25
+#endif
 
 struct reader;
 
@@ -120,6 +138,8 @@ struct split_race {
 	size_t size;			/* the file: one PMD-sized folio */
 	size_t pmd;			/* PMD size */
 	bool at_index;			/* nonzero_index: see above */
+	bool collapse;			/* collapse: see above */
+	char *map;			/* collapse: the file, PMD-aligned */
 	bool mthp;			/* tmpfs gives folios below PMD size */
 	unsigned int split_k;		/* nonzero_index: the folio split next */
 	struct reader *readers;
@@ -130,6 +150,8 @@ struct split_race {
 	pthread_barrier_t start;
 	struct fnr_stop ctl;
 	unsigned long reads, kib, cuts, refreshes, not_split;
+	unsigned long collapses, collapse_busy, collapse_overlaps;
+	double ran;			/* seconds the race ran */
 	unsigned long bad_of[NR_BAD_KINDS];
 	bool have_why;
 	char why[1024];
@@ -307,6 +329,83 @@ static bool tmpfs_mthp(void)
 	return major > 6 || (major == 6 && minor >= 14);
 }
 
+/*
+ * Map the file at a PMD-aligned address, as MADV_COLLAPSE needs; 0 on
+ * success.
+ */
+static int collapse_map(struct split_race *r)
+{
+	char *m = mmap(NULL, 2 * r->pmd, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = open(r->path, O_RDONLY);
+	uintptr_t a;
+
+	if (m == MAP_FAILED || fd < 0)
+		return -1;
+	/* Read-only: a writable shared mapping turns the fast path off. */
+	a = ((uintptr_t)m + r->pmd - 1) & ~(uintptr_t)(r->pmd - 1);
+	r->map = mmap((void *)a, r->pmd, PROT_READ, MAP_SHARED | MAP_FIXED,
+		      fd, 0);
+	close(fd);
+	if (r->map == MAP_FAILED) {
+		r->map = NULL;
+		munmap(m, 2 * r->pmd);
+		return -1;
+	}
+	if (a > (uintptr_t)m)
+		munmap(m, a - (uintptr_t)m);
+	munmap((void *)(a + r->pmd), (uintptr_t)m + r->pmd - a);
+	return 0;
+}
+
+/*
+ * Make the file's folio hot, split it where it is, make its pages hot, and
+ * collapse them into a new folio: collapse_file() frees them.  A split
+ * that did not split (a reader held a reference) leaves nothing to
+ * collapse.  A collapse that meets a folio in use (a reader's reference,
+ * a per-CPU LRU batch) fails with EAGAIN, one without a huge page with
+ * ENOMEM: counted, not errors.  The overlapped reads counted between the end of
+ * the reads that overlapped the split and the end of those that
+ * overlapped the collapse are the collapse's own.
+ */
+static int collapse_once(struct split_race *r, const char **what)
+{
+	long splits, o0, o;
+
+	/* Hot: readers then hold no reference that makes the split fail. */
+	*what = "make hot";
+	if (fnr_make_hot(r->fd, 0, r->size))
+		return -1;
+	splits = fnr_vmstat("thp_split_page");
+	*what = "split";
+	if (split(r, 0, r->size))
+		return -1;
+	if (fnr_vmstat("thp_split_page") == splits) {
+		r->not_split++;
+		return 0;
+	}
+	*what = "make hot";
+	if (fnr_make_hot(r->fd, 0, r->size))
+		return -1;
+	quiesce(r);
+	o0 = fnr_overlapped();
+	*what = "MADV_COLLAPSE";
+	if (madvise(r->map, r->pmd, MADV_COLLAPSE)) {
+		if (errno != EAGAIN && errno != EBUSY && errno != ENOMEM)
+			return -1;
+		r->collapse_busy++;
+		return 0;
+	}
+	r->collapses++;
+	quiesce(r);
+	o = fnr_overlapped_since(o0);
+	if (o > 0)
+		__atomic_add_fetch(&r->collapse_overlaps, o, __ATOMIC_RELAXED);
+	/* Unmap the new folio: the next split need not. */
+	*what = "MADV_DONTNEED";
+	return madvise(r->map, r->pmd, MADV_DONTNEED);
+}
+
 static void *splitter_fn(void *arg)
 {
 	struct split_race *r = arg;
@@ -319,6 +418,11 @@ static void *splitter_fn(void *arg)
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	pthread_barrier_wait(&r->start);
 	for (n = 0; m != MAP_FAILED && !fnr_stopped(&r->ctl); n++) {
+		if (r->collapse) {
+			if (collapse_once(r, &what) || hog(m, n))
+				break;
+			continue;
+		}
 		if (r->at_index) {
 			__atomic_store_n(&r->split_k, 1 + n % 2,
 					 __ATOMIC_RELAXED);
@@ -519,12 +623,17 @@ FIXTURE_VARIANT(split)
 	bool control;		/* run with the RCU-deferred free off */
 	bool at_index;		/* four folios, split at a non-zero index */
 	bool hotplug;		/* a CPU goes offline and back meanwhile */
+	bool collapse;		/* the folio is collapsed again and again */
 };
 
 FIXTURE_VARIANT_ADD(split, deferred) { };
 FIXTURE_VARIANT_ADD(split, control) { .control = true };
 FIXTURE_VARIANT_ADD(split, nonzero_index) { .at_index = true };
 FIXTURE_VARIANT_ADD(split, hotplug) { .hotplug = true };
+FIXTURE_VARIANT_ADD(split, collapse) { .collapse = true };
+FIXTURE_VARIANT_ADD(split, control_collapse) {
+	.collapse = true, .control = true
+};
 
 FIXTURE_SETUP(split)
 {
@@ -557,6 +666,7 @@ FIXTURE_SETUP(split)
 		SKIP(return, "no %s: CONFIG_TRANSPARENT_HUGEPAGE off?",
 		     PMD_SIZE_PATH);
 	r->at_index = variant->at_index;
+	r->collapse = variant->collapse;
 	r->mthp = tmpfs_mthp();
 	r->split_k = 1;
 	r->size = r->at_index ? INDEX_FOLIOS * r->pmd + TAIL : r->pmd;
@@ -575,8 +685,15 @@ FIXTURE_SETUP(split)
 	ASSERT_EQ(0, grow(r, 0))
 		TH_LOG("write %s: %s", self->path, strerror(errno));
 	after = fnr_proc_value("/proc/meminfo", "ShmemHugePages");
-	if (before < 0 ||
-	    after - before < (long)((r->size / r->pmd * r->pmd) >> 10))
+	if (r->collapse) {
+		/* On plain tmpfs: a collapse first makes the folio huge. */
+		ASSERT_EQ(0, collapse_map(r))
+			TH_LOG("mmap %s: %s", self->path, strerror(errno));
+		if (madvise(r->map, r->pmd, MADV_COLLAPSE) && errno == EINVAL)
+			SKIP(return, "no MADV_COLLAPSE on %s: %s",
+			     fnr_testdir(), strerror(errno));
+	} else if (before < 0 ||
+		   after - before < (long)((r->size / r->pmd * r->pmd) >> 10))
 		SKIP(return, "no huge folios on %s (ShmemHugePages %ld -> %ld kB)",
 		     fnr_testdir(), before, after);
 	ASSERT_EQ(0, fnr_make_hot(r->fd, 0, r->size));
@@ -585,7 +702,7 @@ FIXTURE_SETUP(split)
 	 * The control must find the injected bug every time, not by luck:
 	 * readers stop 1 ms between checking a folio and copying it.
 	 */
-	if (variant->control && !access(DELAY_COPY, W_OK)) {
+	if ((variant->control || r->collapse) && !access(DELAY_COPY, W_OK)) {
 		self->copy_delay_on = true;
 		ASSERT_EQ(0, fnr_write_str(DELAY_COPY, "1000\n"));
 	}
@@ -610,25 +727,34 @@ FIXTURE_TEARDOWN_PARENT(split)
 	if (fnr_hotplug_restore(&self->hp))
 		TH_LOG("could not bring %s back to 1: %s", self->hp.path,
 		       strerror(errno));
+	if (self->r.map)
+		munmap(self->r.map, self->r.pmd);
 	if (self->path[0])
 		unlink(self->path);
 }
 
 /*
  * Let the race run for @seconds; a control run stops at a read of a freed
- * page (the verdict it is built for, see report_bad()).
+ * page (the verdict it is built for, see report_bad()).  A collapse run
+ * goes on for up to OVERLAP_WAIT_S seconds more until a copy overlapped a
+ * collapse (about one in three collapses here).
  */
 static void race_wait(struct split_race *r, long seconds, bool control)
 {
-	double end = fnr_now() + seconds;
+	double start = fnr_now(), end = start + seconds;
 
-	while (!fnr_stopped(&r->ctl) && fnr_now() < end) {
+	while (!fnr_stopped(&r->ctl) &&
+	       (fnr_now() < end ||
+		(r->collapse && !control && fnr_now() < end + OVERLAP_WAIT_S &&
+		 !__atomic_load_n(&r->collapse_overlaps, __ATOMIC_RELAXED) &&
+		 fnr_overlapped() >= 0))) {
 		usleep(10000);
 		if (control &&
 		    __atomic_load_n(&r->bad_of[BAD_POISON], __ATOMIC_RELAXED))
 			break;
 	}
 	fnr_set_stop(&r->ctl);
+	r->ran = fnr_now() - start;
 }
 
 /* Above the longest race: 180 s (a control run, or nonzero_index). */
@@ -695,16 +821,21 @@ TEST_F_TIMEOUT(split, race, 240)
 	}
 
 	bad = bad_reads(r);
-	if (r->at_index) {
+	if (r->collapse) {
+		TH_LOG("%lu reads in %.1f s (%lu MiB), %lu bad; %lu collapses, %lu refused (EAGAIN, ENOMEM), %lu reads overlapped one; %ld splits, %ld failed (%lu left nothing to collapse)",
+		       r->reads, r->ran, r->kib >> 10, bad, r->collapses,
+		       r->collapse_busy, r->collapse_overlaps, splits, failed,
+		       r->not_split);
+	} else if (r->at_index) {
 		TH_LOG(
-	"%lu reads (%lu MiB), %lu bad; %lu splits at a non-zero index (%ld split, %ld failed); torn folio sizes refused: %ld%s",
-		       r->reads, r->kib >> 10, bad, r->cuts, splits, failed,
+	"%lu reads in %.1f s (%lu MiB), %lu bad; %lu splits at a non-zero index (%ld split, %ld failed); torn folio sizes refused: %ld%s",
+		       r->reads, r->ran, r->kib >> 10, bad, r->cuts, splits, failed,
 		       torn >= 0 ? fnr_read_long(TORN_SIZES) - torn : -1,
 		       self->delays_on ? " (windows widened)" : "");
 	} else {
 		TH_LOG(
-	"%lu reads (%lu MiB), %lu bad; %lu cuts, %lu folios replaced; %ld splits, %ld failed (%lu cuts skipped)",
-		       r->reads, r->kib >> 10, bad, r->cuts, r->refreshes,
+	"%lu reads in %.1f s (%lu MiB), %lu bad; %lu cuts, %lu folios replaced; %ld splits, %ld failed (%lu cuts skipped)",
+		       r->reads, r->ran, r->kib >> 10, bad, r->cuts, r->refreshes,
 		       splits, failed, r->not_split);
 	}
 	TH_LOG("%lu reads ended in the zero page of a cut (allowed, see zero_page_race())",
@@ -721,13 +852,22 @@ TEST_F_TIMEOUT(split, race, 240)
 		TH_LOG("%s", why);
 	/*
 	 * nonzero_index's race is a torn size, which readers refuse: no copy
-	 * then overlaps the split.  The others' is a copy that a cut or a
-	 * split overlapped.
+	 * then overlaps the split.  collapse's is a copy that a collapse
+	 * overlapped, the others' one that a cut or a split overlapped.
 	 */
 	if (r->at_index && torn >= 0) {
 		ASSERT_LT(0, fnr_read_long(TORN_SIZES) - torn)
 			TH_LOG("no reader met a torn folio size: the race did not happen");
-	} else {
+	} else if (r->collapse && !(variant->control && bad)) {
+		/*
+		 * A control run stops at its first bad read, maybe before the
+		 * collapse's overlaps are counted: its premise is that read.
+		 */
+		ASSERT_EQ(0, fnr_overlap_premise(overlapped < 0 ? -1 :
+						 (long)r->collapse_overlaps,
+						 why, sizeof(why)))
+			TH_LOG("%s", why);
+	} else if (!r->collapse) {
 		ASSERT_EQ(0, fnr_overlap_premise(fnr_overlapped_since(overlapped),
 						 why, sizeof(why)))
 			TH_LOG("%s", why);
@@ -739,6 +879,8 @@ TEST_F_TIMEOUT(split, race, 240)
 	 */
 	if (!bad)
 		ASSERT_LT(0, splits) TH_LOG("no huge folio was split");
+	if (!bad && r->collapse)
+		ASSERT_LT(0, r->collapses) TH_LOG("no collapse succeeded");
 	if (variant->hotplug)
 		fnr_hotplug_check(_metadata, &self->hp);
 	if (variant->control) {
