@@ -10,7 +10,8 @@
  * freed pages with a foreign stamp.  Every 8-byte cell a reader gets must be
  * a stamp of the right file, page and cell, of a generation that was
  * current during the read.  Zeros (the guest boots with init_on_free=1) or
- * a hog stamp mean that the reader copied a freed page.
+ * a hog stamp mean that the reader copied a freed page; while a read
+ * overlaps a shift, some pages may read as zeros (shift_allows()).
  *
  * The pageout evictor reclaims a random range through MADV_PAGEOUT: the
  * folios of ext4 and xfs are freed by reclaim at once, tmpfs folios are
@@ -340,13 +341,14 @@ static int evict_dio(struct race *r, struct er_file *f, uint64_t *rng)
  * (fallocate() INSERT_RANGE, then COLLAPSE_RANGE at the same offset): each
  * takes the folios from the offset to the end out of the page cache
  * (truncate_pagecache()) and shifts the data on disk.  Meanwhile a page
- * may read as the page n below it, or as a hole in the inserted range
- * (shift_seq and the shift's range, see shift_allows()); after, the file
- * is what it was.
+ * may read as the page n below it, or as zeros in the inserted range and
+ * after it (shift_seq and the shift's range, see shift_allows()); after,
+ * the file is what it was.
  */
 static int evict_shift(struct er_file *f, uint64_t *rng)
 {
-	uint64_t first = fnr_rnd(rng) % NPAGES;
+	/* One in 4 at 0, where zeros after the inserted range are a bug. */
+	uint64_t first = fnr_rnd(rng) % 4 ? fnr_rnd(rng) % NPAGES : 0;
 	uint64_t n = 1 + fnr_rnd(rng) % EVICT_MAX;
 	uint32_t op = f->shift_seq / 2 % SHIFT_OPS;
 	int ret;
@@ -684,7 +686,7 @@ static bool gen_ok(uint64_t v, uint64_t mask, uint32_t lo, uint32_t hi)
 /* What a read that overlapped shifts may find on one page. */
 struct shift_ok {
 	bool any;			/* too many shifts: any lower page, holes */
-	bool hole;			/* in an inserted range: a hole */
+	bool hole;			/* zeros: see shift_allows() */
 	int nlow;
 	uint64_t low[SHIFT_OPS];	/* the lower pages it may show */
 };
@@ -694,7 +696,13 @@ struct shift_ok {
  * from @s0 to @s1: each shift that overlapped it (number s / 2 for each
  * s in [@s0, @s1) with a shift running, or starting) inserted n pages at
  * first, so page p may read as a hole if first <= p < first + n, or as
- * page p - n if p >= first + n.  False if no shift overlapped the read.
+ * page p - n if p >= first + n.  If first > 0, zeros anywhere from first
+ * on: the truncate of each fallocate() clears the part from first on of a
+ * large folio that straddles first before it splits it, while readers may
+ * copy it (truncate_inode_partial_folio(); seen on ext4 on the base
+ * kernel, as page 58 read as zeros while 1 page was inserted at 57).  No
+ * folio straddles page 0: then zeros only in the inserted range.  False
+ * if no shift overlapped the read.
  */
 static bool shift_allows(const struct er_file *f, uint32_t s0, uint32_t s1,
 			 uint64_t p, struct shift_ok *sh)
@@ -713,9 +721,9 @@ static bool shift_allows(const struct er_file *f, uint32_t s0, uint32_t s1,
 		op = s % SHIFT_OPS;
 		first = __atomic_load_n(&f->shift_first[op], __ATOMIC_RELAXED);
 		n = __atomic_load_n(&f->shift_n[op], __ATOMIC_RELAXED);
-		if (p >= first && p < first + n)
+		if (p >= first && (first || p < n))
 			sh->hole = true;
-		else if (p >= first + n)
+		if (p >= first + n)
 			sh->low[sh->nlow++] = p - n;
 	}
 	/* A record read above may be a later shift's: then allow any. */
@@ -767,12 +775,16 @@ static enum verdict cell_verdict(const struct er_file *f, uint64_t o,
 	}
 	if (fnr_poisoned(v, mask))
 		return BAD_POISON;
-	if (zero_or_match(v, want | (v & GEN_BITS), mask))
-		return zero_ok || (sh && (sh->any || sh->hole)) ? CELL_OK :
-		       v & mask ? BAD_PART_ZEROS : BAD_ZEROS;
+	/*
+	 * A lower page before zeros: page 0's stamp has no page bits, and
+	 * would pass for this page's stamp partly cleared.
+	 */
 	if (sh && !(diff & ~(PAGE_BITS | GEN_BITS)) &&
 	    shift_page_ok(sh, o / PG, v, mask))
 		return sh->any || gen_ok(v, mask, lo, hi) ? CELL_OK : BAD_GEN;
+	if (zero_or_match(v, want | (v & GEN_BITS), mask))
+		return zero_ok || (sh && (sh->any || sh->hole)) ? CELL_OK :
+		       v & mask ? BAD_PART_ZEROS : BAD_ZEROS;
 	if (diff & MARK_BITS)
 		return BAD_GARBAGE;
 	if (diff & ID_BITS)
@@ -789,7 +801,9 @@ static void report_bad(struct race *r, int fi, uint64_t off, size_t got,
 {
 	const struct er_file *f = &r->f[fi];
 	uint64_t i = o / PG - s->first;
-	char ws[96], fs[96];
+	char ws[96], fs[96], ss[96] = "";
+	uint32_t sn, last, op;
+	int len;
 
 	__atomic_add_fetch(&r->bad_kind[kind], 1, __ATOMIC_RELAXED);
 	if (__atomic_exchange_n(&r->have_why[kind], true, __ATOMIC_SEQ_CST))
@@ -797,12 +811,35 @@ static void report_bad(struct race *r, int fi, uint64_t off, size_t got,
 	fnr_stamp_decode(fnr_stamp(f->id, o / PG, s->hi, (o % PG) / 8),
 			 ws, sizeof(ws));
 	fnr_stamp_decode(v & mask, fs, sizeof(fs));
+	/*
+	 * Which shifts the read overlapped, with the pages each inserted
+	 * (evict_shift(), shift_allows()): the first two.  After 8 shifts a
+	 * record may be a later shift's.
+	 */
+	if (s->shift_end) {
+		len = snprintf(ss, sizeof(ss), ", shift_seq %u..%u", s->shift,
+			       s->shift_end);
+		last = s->shift_end > s->shift ? (s->shift_end - 1) / 2 :
+		       s->shift / 2;
+		for (sn = s->shift / 2;
+		     (s->shift & 1 || s->shift != s->shift_end) &&
+		     sn <= last && sn < s->shift / 2 + 2 &&
+		     len < (int)sizeof(ss); sn++) {
+			op = sn % SHIFT_OPS;
+			len += snprintf(ss + len, sizeof(ss) - len,
+					" (%u pages at %u)",
+					__atomic_load_n(&f->shift_n[op],
+							__ATOMIC_RELAXED),
+					__atomic_load_n(&f->shift_first[op],
+							__ATOMIC_RELAXED));
+		}
+	}
 	snprintf(r->why[kind], sizeof(r->why[kind]),
-		 "%s offset %llu (page %llu cell %llu), pread(off %llu) returned %zu bytes: expected %s, gen %u..%u%s; found %s%s",
+		 "%s offset %llu (page %llu cell %llu), pread(off %llu) returned %zu bytes: expected %s, gen %u..%u%s%s; found %s%s",
 		 f->path, (unsigned long long)o, (unsigned long long)(o / PG),
 		 (unsigned long long)(o % PG / 8), (unsigned long long)off,
 		 got, ws, s->lo[i], s->hi,
-		 s->zero_ok[i] ? ", in a hole window" : "", fs,
+		 s->zero_ok[i] ? ", in a hole window" : "", ss, fs,
 		 ~mask ? " (cell partly read)" : "");
 }
 
@@ -1789,9 +1826,38 @@ TEST(poison_and_shift_verdicts)
 					 ~0ULL, 1, 1, false, &sh));
 	ASSERT_EQ(BAD_GEN, cell_verdict(&f, o12, fnr_stamp(0x4001, 10, 7, 3),
 					~0ULL, 1, 1, false, &sh));
-	ASSERT_EQ(BAD_ZEROS, cell_verdict(&f, o12, 0, ~0ULL, 1, 1, false, &sh));
+	/* Zeros from first on: the part of a large folio cleared. */
+	ASSERT_EQ(CELL_OK, cell_verdict(&f, o12, 0, ~0ULL, 1, 1, false, &sh));
+	ASSERT_TRUE(shift_allows(&f, 0, 2, 7, &sh));
+	ASSERT_EQ(BAD_ZEROS, cell_verdict(&f, 7 * PG, 0, ~0ULL, 1, 1, false,
+					  &sh));
+	ASSERT_TRUE(shift_allows(&f, 0, 2, 12, &sh));
 	ASSERT_EQ(BAD_HOG, cell_verdict(&f, o12, fnr_stamp(HOG_ID, 12, 1, 3),
 					~0ULL, 1, 1, false, &sh));
+	/*
+	 * Shift 1 inserts 3 pages at 0: page 3 shows page 0, whose stamp has
+	 * no page bits and so also looks like page 3's partly cleared.
+	 */
+	f.shift_first[1] = 0;
+	f.shift_n[1] = 3;
+	f.shift_seq = 3;
+	ASSERT_TRUE(shift_allows(&f, 3, 3, 3, &sh));
+	ASSERT_EQ(CELL_OK, cell_verdict(&f, 3 * PG + 3 * 8,
+					fnr_stamp(0x4001, 0, 1, 3), ~0ULL, 1, 1,
+					false, &sh));
+	ASSERT_EQ(BAD_GEN, cell_verdict(&f, 3 * PG + 3 * 8,
+					fnr_stamp(0x4001, 0, 7, 3), ~0ULL, 1, 1,
+					false, &sh));
+	ASSERT_EQ(BAD_PART_ZEROS, cell_verdict(&f, 3 * PG + 3 * 8,
+					       fnr_stamp(0x4001, 0, 1, 3),
+					       ~0ULL, 1, 1, false, NULL));
+	/* At 0 no large folio is cleared in part: zeros after 3 are bad. */
+	ASSERT_TRUE(shift_allows(&f, 3, 3, 5, &sh));
+	ASSERT_EQ(BAD_ZEROS, cell_verdict(&f, 5 * PG, 0, ~0ULL, 1, 1, false,
+					  &sh));
+	ASSERT_TRUE(shift_allows(&f, 3, 3, 2, &sh));
+	ASSERT_EQ(CELL_OK, cell_verdict(&f, 2 * PG, 0, ~0ULL, 1, 1, false,
+					&sh));
 	/* More shifts than recorded: any lower page, or a hole. */
 	ASSERT_TRUE(shift_allows(&f, 0, 2 * SHIFT_OPS, 12, &sh));
 	ASSERT_EQ(CELL_OK, cell_verdict(&f, o12, fnr_stamp(0x4001, 3, 1, 3),
