@@ -107,6 +107,7 @@
 #define DELAY_COPY	"/sys/kernel/debug/filemap_noref/delay_copy_us"
 #define PAGEOUT_DELAY_US 1000	/* control_pageout, _offline: readers wait */
 #define OVERLAP_WAIT_S	20	/* main runs: longest wait for an overlap */
+#define COMPACT_STILL	16	/* compact: looks without a move, then refill */
 #define SWAP_WAIT_US	50000	/* tmpfs pageout: the most swap_cache_drain() waits */
 
 #define ID_BITS		(0xffffULL << 48)
@@ -176,6 +177,8 @@ struct race {
 	int drop_fd, reclaim_fd, compact_fd;
 	uint64_t pfn[NFILES][NPAGES];	/* compact: where the pages were */
 	unsigned long moved;		/* compact: test pages it moved */
+	unsigned int still[NFILES];	/* compact: looks that found none moved */
+	unsigned long refills;		/* compact: files dropped, read back */
 	char *dbuf;			/* dio_write's aligned buffer */
 	struct er_state *st;
 	int nblocks;
@@ -545,19 +548,41 @@ static int file_pfns(struct race *r, struct er_file *f, uint64_t *pfn)
 /*
  * Compact every zone (its movable pages migrate, the files' among them,
  * and the old folios are freed), then count the pages of @f that moved
- * since its last look (pagemap): the race's premise.
+ * since its last look (pagemap): the race's premise.  Compaction never
+ * moves a page above where its two scanners meet: a check boot once left
+ * every test page there, 23210 compactions in 23 s moving none.  So after
+ * COMPACT_STILL looks at @f that found none of its pages moved, drop its
+ * cache (unmapped: fadvise leaves mapped folios) and read it back, into
+ * the memory compaction freed below.
  */
 static int evict_compact(struct race *r, struct er_file *f)
 {
 	uint64_t now[NPAGES], *was = r->pfn[f - r->f], p;
+	unsigned int *still = &r->still[f - r->f];
+	bool moved = false;
 
 	if (pwrite(r->compact_fd, "1\n", 2, 0) != 2 || file_pfns(r, f, now))
 		return -1;
-	for (p = 0; p < NPAGES; p++)
-		if (was[p] && now[p] != was[p])
+	for (p = 0; p < NPAGES; p++) {
+		if (was[p] && now[p] != was[p]) {
 			__atomic_add_fetch(&r->moved, 1, __ATOMIC_RELAXED);
+			moved = true;
+		}
+	}
 	memcpy(was, now, sizeof(now));
-	return 0;
+	if (moved || ++*still < COMPACT_STILL) {
+		if (moved)
+			*still = 0;
+		return 0;
+	}
+	*still = 0;
+	r->refills++;
+	if (munmap(f->map, FSIZE) || fnr_drop_cache(f->fd))
+		return -1;
+	f->map = mmap(NULL, FSIZE, PROT_READ, MAP_SHARED, f->fd, 0);
+	if (f->map == MAP_FAILED)
+		return -1;
+	return file_pfns(r, f, was);
 }
 
 static int evict_one(struct race *r, enum evictor kind, struct er_file *f,
@@ -1537,7 +1562,8 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 		ASSERT_LT(0, r->offline_hits)
 			TH_LOG("no offline took pages of a test file: nothing was raced");
 	} else if (kind == EV_COMPACT) {
-		TH_LOG("compaction moved %lu test pages", r->moved);
+		TH_LOG("compaction moved %lu test pages (%lu files read back)",
+		       r->moved, r->refills);
 		/* A control run's premise is the poison it read. */
 		met = r->moved > 0;
 		snprintf(why, sizeof(why), "%s",
