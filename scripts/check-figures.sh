@@ -17,6 +17,7 @@ letter=$SDIR/patches/0000-cover-letter.patch
 [ -f "$letter" ] || die "$letter is missing (make export SERIES=$SERIES)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+"$TOP/scripts/tested-report.sh" "$cover" check
 "$TOP/scripts/cover-body.sh" "$cover" >"$tmp/body"
 # The text starts after the mail headers' blank line; as many lines as
 # the body has (no head(1): awk would die of SIGPIPE under pipefail).

@@ -5,7 +5,9 @@
 # with each line "@figures scale FILE" replaced by the table that
 # scripts/scale-table.awk (brief) makes of the results file FILE (a path
 # from the top of the workbench), and each "@figures tested FILE..." by
-# scripts/tested-table.awk's table of make check's results files, and
+# scripts/tested-table.awk's table of make check's results files, each
+# "@figures report OUT FILE..." by that table's closing lines (the table
+# is in OUT, scripts/tested-report.sh), and
 # each "@figures distro FILE..." by scripts/distro-table.awk's lines of
 # make check-distro's reports, and each "@figures lines FILE..." by the
 # lines of FILE that are not comments, each a " - " item wrapped at 72
@@ -36,6 +38,12 @@ while IFS= read -r line; do
 	n=$((n + 1))
 	[ $n -gt 2 ] || continue
 	case $line in
+	"@figures report "*)
+		# "@figures report OUT FILE...": OUT holds the table.
+		read -r -a words <<<"$line"
+		list=$(results "${words[@]:3}")
+		mapfile -t files <<<"$list"
+		;;
 	"@figures scale "* | "@figures tested "* | "@figures distro "* | "@figures lines "*)
 		# The words after "@figures KIND" name the results files.
 		read -r -a words <<<"$line"
@@ -49,6 +57,10 @@ while IFS= read -r line; do
 		;;
 	"@figures tested "* | "@figures distro "*)
 		awk -f "$TOP/scripts/${words[1]}-table.awk" "${files[@]}"
+		;;
+	"@figures report "*)
+		# The closing lines only; scripts/tested-report.sh writes OUT.
+		awk -f "$TOP/scripts/tested-table.awk" "${files[@]}" | grep '^check'
 		;;
 	"@figures lines "*)
 		# Each line a " - " item, wrapped at 72 columns.
@@ -64,7 +76,7 @@ while IFS= read -r line; do
 			print out
 		}' "${files[@]}"
 		;;
-	"@figures"*) die "$cover: unknown figures line '$line' (only '@figures scale FILE', '@figures tested FILE...', '@figures distro FILE...' and '@figures lines FILE...')" ;;
+	"@figures"*) die "$cover: unknown figures line '$line' (only '@figures scale FILE', '@figures tested FILE...', '@figures report OUT FILE...', '@figures distro FILE...' and '@figures lines FILE...')" ;;
 	*) printf '%s\n' "$line" ;;
 	esac
 done <"$cover"

@@ -40,6 +40,7 @@ git -C "$dir" format-patch -q --zero-commit --no-signature --cover-letter --abbr
 # "create mode" lines that git adds under the diffstat go: the diffstat
 # names every file already, and they were a tenth of the letter.
 subject=$(awk '!/^PREFIX=/ { print; exit }' "$cover")
+"$TOP/scripts/tested-report.sh" "$cover"
 "$TOP/scripts/cover-body.sh" "$cover" >"$tmp/body"
 last=$(ls "$tmp"/0*.patch | tail -n 1)
 date=$(awk '/^Date: / { print substr($0, 7); exit }' "$last")
