@@ -1184,6 +1184,36 @@ static unsigned long movable_free(void)
  * offline (pagemap says where), in runs of neighbouring pages; returns
  * how many it gave back.
  */
+/* Hold @bytes of anonymous base pages, each written with @c. */
+static char *hold(struct __test_metadata *_metadata, size_t bytes, int c)
+{
+	char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("mmap: %s", strerror(errno));
+	madvise(m, bytes, MADV_NOHUGEPAGE);
+	memset(m, c, bytes);
+	return m;
+}
+
+/*
+ * The index in r->block[] of the block that holds page @p of the memory
+ * at @base, -1 if none does or the page is not present; @e buffers
+ * pagemap, read 512 entries at a time as @p goes up from 0.
+ */
+static int held_block(struct __test_metadata *_metadata, struct race *r,
+		      const char *base, unsigned long p, uint64_t *e)
+{
+	if (!(p % 512))
+		ASSERT_EQ(512 * sizeof(*e),
+			  pread(r->pagemap_fd, e, 512 * sizeof(*e),
+				(uintptr_t)(base + p * PG) / PG * 8))
+			TH_LOG("pagemap: %s", strerror(errno));
+	if (!(e[p % 512] >> 63))
+		return -1;
+	return pfn_block(r, e[p % 512] & ((1ULL << 55) - 1));
+}
+
 static unsigned long squat_release(struct __test_metadata *_metadata,
 				   struct race *r, unsigned long per)
 {
@@ -1193,16 +1223,7 @@ static unsigned long squat_release(struct __test_metadata *_metadata,
 	int b;
 
 	for (p = 0; p <= n; p++) {
-		b = -1;
-		if (p < n) {
-			if (!(p % 512))
-				ASSERT_EQ(sizeof(e),
-					  pread(r->pagemap_fd, e, sizeof(e),
-						(uintptr_t)(r->squat + p * PG) / PG * 8))
-					TH_LOG("pagemap: %s", strerror(errno));
-			if (e[p % 512] >> 63)
-				b = pfn_block(r, e[p % 512] & ((1ULL << 55) - 1));
-		}
+		b = p < n ? held_block(_metadata, r, r->squat, p, e) : -1;
 		if (b >= 0 && got[b] < per) {
 			got[b]++;
 			run++;
@@ -1229,45 +1250,33 @@ static unsigned long squat_topup(struct __test_metadata *_metadata,
 	uint64_t e[512];
 
 	r->topup_bytes = n * PG;
-	r->topup = mmap(NULL, r->topup_bytes, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, r->topup) TH_LOG("mmap: %s", strerror(errno));
-	madvise(r->topup, r->topup_bytes, MADV_NOHUGEPAGE);
-	memset(r->topup, 0x5b, r->topup_bytes);
-	for (p = 0; p < n; p++) {
-		if (!(p % 512))
-			ASSERT_EQ(sizeof(e),
-				  pread(r->pagemap_fd, e, sizeof(e),
-					(uintptr_t)(r->topup + p * PG) / PG * 8))
-				TH_LOG("pagemap: %s", strerror(errno));
-		if (!(e[p % 512] >> 63) ||
-		    pfn_block(r, e[p % 512] & ((1ULL << 55) - 1)) < 0)
+	r->topup = hold(_metadata, r->topup_bytes, 0x5b);
+	for (p = 0; p < n; p++)
+		if (held_block(_metadata, r, r->topup, p, e) < 0)
 			out++;
-	}
 	return out;
 }
 
 /*
- * Onlining puts a block's pages at the tail of the free lists, so new
- * page cache comes from the movable memory that did not go offline in
+ * Onlining puts a block's pages at the tail of the free lists, so new page
+ * cache comes from the movable memory that did not go offline in
  * offline_setup(), if any (the top block, which is busy), and the test
  * files would never be in a block that goes offline.  Hold all free
- * movable memory with anonymous pages (base pages: a huge page would
- * come from a block that went offline), give back half of each block
- * that goes offline and write the files again: their new folios take
- * the pages given back.  Then give back the rest of those blocks, so
- * that an offline finds room for the files' folios in another block that
- * goes offline, and hold as many pages again as the first hold left
- * free (it stops at the zone's watermark), and 16 MiB more.  Holding
- * only what was free
- * beyond half of the blocks, as before, left free pages outside them,
- * and each offline moved a held half of a block into the other's free
- * half: the files drifted out (in CI one xfs control run had 1 of 27
- * offlines take test pages, and no bad read).  Without the last hold,
- * on 6.12, the files moved to the busy block at the first offline of one
- * xfs run (1 of 53 offlines took test pages); with it every offline did,
- * though the pages it held all lay in the blocks that go offline: why it
- * keeps the files in is not known.
+ * movable memory with anonymous pages (base pages: a huge page would come
+ * from a block that went offline), give back half of each block that goes
+ * offline and write the files again: their new folios take the pages given
+ * back.  Then give back the rest of those blocks, so that an offline finds
+ * room for the files' folios in another block that goes offline, and hold
+ * as many pages again as the first hold left free (it stops at the zone's
+ * watermark), and 16 MiB more.  Holding only what was free beyond half of
+ * the blocks, as before, left free pages outside them, and each offline
+ * moved a held half of a block into the other's free half: the files
+ * drifted out (in CI one xfs control run had 1 of 27 offlines take test
+ * pages, and no bad read).  Without the last hold, on 6.12, the files
+ * moved to the busy block at the first offline of one xfs run (1 of 53
+ * offlines took test pages); with it every offline did, though the pages
+ * it held all lay in the blocks that go offline: why it keeps the files in
+ * is not known.
  */
 static void offline_place(struct __test_metadata *_metadata, struct race *r)
 {
@@ -1284,11 +1293,7 @@ static void offline_place(struct __test_metadata *_metadata, struct race *r)
 	/* Much more movable memory than the blocks found: leave it be. */
 	if (nfree > keep && nfree - keep <= 4 * keep) {
 		r->squat_bytes = nfree * PG;
-		r->squat = mmap(NULL, r->squat_bytes, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		ASSERT_NE(MAP_FAILED, r->squat) TH_LOG("mmap: %s", strerror(errno));
-		madvise(r->squat, r->squat_bytes, MADV_NOHUGEPAGE);
-		memset(r->squat, 0x5a, r->squat_bytes);
+		r->squat = hold(_metadata, r->squat_bytes, 0x5a);
 		left = movable_free();
 		before = squat_release(_metadata, r, keep / r->nblocks);
 	}
