@@ -30,6 +30,7 @@
 #define FNR_CHUNK	FNR_MIB
 #define FNR_PENDING	"nr_rcu_free_pending"
 #define FNR_EXPEDITED	"rcu_free_expedited"
+#define FNR_FLUSHES	"rcu_free_flush"
 #define FNR_EXPEDITE_SYSCTL "/proc/sys/vm/rcu_free_expedite_pages"
 
 static inline double fnr_now(void)

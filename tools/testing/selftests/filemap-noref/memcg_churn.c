@@ -38,8 +38,8 @@
  * process truncated a hot file, the deferred-free worker held back): a
  * fault in the cgroup must be throttled, as the over-high path then went
  * past its flush, and must not flush (the rcu_free_flush vm event): only
- * the cgroup's own pending pages could bring its usage down, and each
- * flush is an expedited grace period that interrupts every CPU.
+ * the cgroup's own pending pages could bring its usage down, and a flush
+ * is usually an expedited grace period, which interrupts every CPU.
  *
  * Needs cgroup v2 at /sys/fs/cgroup with the memory controller; skips
  * otherwise.  On a kernel without the series there is no rcu_free_pending

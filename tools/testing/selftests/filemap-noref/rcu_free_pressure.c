@@ -22,7 +22,7 @@
 #include "fnr_common.h"
 #include "fnr_pressure.h"
 
-#define HOT_SIZE	(16 * FNR_MIB)	/* 4096 pages, 4x the expedite limit */
+#define HOT_SIZE	(16 * FNR_MIB)	/* 4096 pages, 4x the limit expedite_limit sets */
 #define DRAIN_TIMEOUT	5.0		/* seconds; TCG guests are slow */
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 /* Above 60 s of churn, or five CPU offlines with their drains. */
@@ -50,6 +50,7 @@ FIXTURE(pressure) {
 	char path[4096];
 	long expedite_pages;	/* sysctl value to restore, -1 if none */
 	bool offlined;		/* CPU 1 may need to come back online */
+	bool delayed;		/* FNR_DELAY_FREE to put back to 0 */
 };
 
 FIXTURE_SETUP(pressure)
@@ -68,6 +69,8 @@ FIXTURE_TEARDOWN(pressure)
 	if (self->expedite_pages >= 0)
 		fnr_write_long(FNR_EXPEDITE_SYSCTL, self->expedite_pages);
 	unlink(self->path);
+	if (self->delayed)
+		fnr_write_str(FNR_DELAY_FREE, "0\n");
 	if (self->offlined)
 		fnr_write_long(CPU1_ONLINE, 1);
 }
@@ -160,8 +163,8 @@ TEST_F_TIMEOUT(pressure, counter_returns_to_zero, TEST_SECONDS)
 }
 
 /*
- * Truncating 4096 hot pages on one CPU crosses the default limit of 1024
- * and starts an expedited grace period; with the limit at 0 none starts.
+ * Truncating 4096 hot pages on one CPU crosses a limit of 1024 and starts
+ * an expedited grace period; with the limit at 0 none starts.
  */
 TEST_F_TIMEOUT(pressure, expedite_limit, TEST_SECONDS)
 {
@@ -177,6 +180,77 @@ TEST_F_TIMEOUT(pressure, expedite_limit, TEST_SECONDS)
 	ASSERT_LE(0, n);
 	EXPECT_LT(0, n);
 	n = expedites_for_truncate(self->path, 0);
+	ASSERT_LE(0, n);
+	EXPECT_EQ(0, n);
+}
+
+/*
+ * The limit counts the pages waiting on all CPUs: 768 hot pages truncated
+ * on CPU 0 and 768 on CPU 1, the worker held back a second after each
+ * grace period so that the first ones still wait, cross a limit of 1024
+ * together and start an expedited grace period.
+ */
+TEST_F_TIMEOUT(pressure, expedite_limit_counts_all_cpus, TEST_SECONDS)
+{
+	char path2[sizeof(self->path) + 8];
+	long before, n, pending;
+	int fd0, fd1;
+
+	if (self->expedite_pages < 0)
+		SKIP(return, "no " FNR_EXPEDITE_SYSCTL);
+	if (fnr_vmstat(FNR_EXPEDITED) < 0)
+		SKIP(return, "no " FNR_EXPEDITED " in /proc/vmstat (CONFIG_VM_EVENT_COUNTERS off)");
+	if (access(FNR_DELAY_FREE, W_OK))
+		SKIP(return, "no %s (CONFIG_DEBUG_VM): the first pages would drain before the others come",
+		     FNR_DELAY_FREE);
+	if (!pin_to(1))
+		SKIP(return, "no CPU 1");
+	snprintf(path2, sizeof(path2), "%s.2", self->path);
+	fd1 = fnr_hot_file(path2, 3 * FNR_MIB);
+	ASSERT_LE(0, fd1);
+	unlink(path2);
+	ASSERT_TRUE(pin_to(0));
+	fd0 = fnr_hot_file(self->path, 3 * FNR_MIB);
+	ASSERT_LE(0, fd0);
+
+	ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 1024));
+	ASSERT_EQ(0, fnr_write_str(FNR_DELAY_FREE, "1000000\n"));
+	self->delayed = true;
+	before = fnr_vmstat(FNR_EXPEDITED);
+	ASSERT_EQ(0, ftruncate(fd0, 0));
+	pending = fnr_pending_exact();
+	ASSERT_TRUE(pin_to(1));
+	ASSERT_EQ(0, ftruncate(fd1, 0));
+	ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT + 2));
+	n = fnr_vmstat(FNR_EXPEDITED) - before;
+	close(fd0);
+	close(fd1);
+	printf("# %ld pages waiting after the truncate on CPU 0; %ld expedited grace periods after the one on CPU 1\n",
+	       pending, n);
+	ASSERT_LT(0, pending) TH_LOG("nothing waited after the first truncate");
+	ASSERT_GT(1024, pending) TH_LOG("the first truncate alone reached the limit");
+	EXPECT_LT(0, n);
+}
+
+/*
+ * The default limit is for bursts (an eighth of memory):
+ * truncating a hot file smaller than that starts no expedited grace
+ * period, which interrupts every CPU.
+ */
+TEST_F_TIMEOUT(pressure, default_limit_lets_truncate_wait, TEST_SECONDS)
+{
+	long n;
+
+	if (self->expedite_pages < 0)
+		SKIP(return, "no " FNR_EXPEDITE_SYSCTL);
+	if (fnr_vmstat(FNR_EXPEDITED) < 0)
+		SKIP(return, "no " FNR_EXPEDITED " in /proc/vmstat (CONFIG_VM_EVENT_COUNTERS off)");
+	if (self->expedite_pages < 2 * HOT_SIZE / getpagesize())
+		SKIP(return, "default limit %ld pages: memory too small for this file",
+		     self->expedite_pages);
+	ASSERT_TRUE(pin_to(0));
+
+	n = expedites_for_truncate(self->path, self->expedite_pages);
 	ASSERT_LE(0, n);
 	EXPECT_EQ(0, n);
 }
