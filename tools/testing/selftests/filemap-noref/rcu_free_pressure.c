@@ -185,11 +185,13 @@ TEST_F_TIMEOUT(pressure, expedite_limit, TEST_SECONDS)
 }
 
 /*
- * The limit counts the pages waiting on all CPUs: 768 hot pages truncated
- * on CPU 0 and 768 on CPU 1, the worker held back a second after each
- * grace period so that the first ones still wait, cross a limit of 1024
- * together and start an expedited grace period.
+ * The limit counts the pages waiting on all CPUs: 2048 hot pages truncated
+ * on CPU 0 and 2048 on CPU 1, the worker held back a second after each
+ * grace period so that the first ones still wait, cross a limit of 3072
+ * together and start an expedited grace period.  8 MiB files: whole huge
+ * pages on huge tmpfs, where a 3 MiB file takes two (1024 pages).
  */
+#define SPLIT_LIMIT	3072
 TEST_F_TIMEOUT(pressure, expedite_limit_counts_all_cpus, TEST_SECONDS)
 {
 	char path2[sizeof(self->path) + 8];
@@ -206,14 +208,14 @@ TEST_F_TIMEOUT(pressure, expedite_limit_counts_all_cpus, TEST_SECONDS)
 	if (!pin_to(1))
 		SKIP(return, "no CPU 1");
 	snprintf(path2, sizeof(path2), "%s.2", self->path);
-	fd1 = fnr_hot_file(path2, 3 * FNR_MIB);
+	fd1 = fnr_hot_file(path2, 8 * FNR_MIB);
 	ASSERT_LE(0, fd1);
 	unlink(path2);
 	ASSERT_TRUE(pin_to(0));
-	fd0 = fnr_hot_file(self->path, 3 * FNR_MIB);
+	fd0 = fnr_hot_file(self->path, 8 * FNR_MIB);
 	ASSERT_LE(0, fd0);
 
-	ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, 1024));
+	ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, SPLIT_LIMIT));
 	ASSERT_EQ(0, fnr_write_str(FNR_DELAY_FREE, "1000000\n"));
 	self->delayed = true;
 	before = fnr_vmstat(FNR_EXPEDITED);
@@ -228,7 +230,7 @@ TEST_F_TIMEOUT(pressure, expedite_limit_counts_all_cpus, TEST_SECONDS)
 	printf("# %ld pages waiting after the truncate on CPU 0; %ld expedited grace periods after the one on CPU 1\n",
 	       pending, n);
 	ASSERT_LT(0, pending) TH_LOG("nothing waited after the first truncate");
-	ASSERT_GT(1024, pending) TH_LOG("the first truncate alone reached the limit");
+	ASSERT_GT(SPLIT_LIMIT, pending) TH_LOG("the first truncate alone reached the limit");
 	EXPECT_LT(0, n);
 }
 
