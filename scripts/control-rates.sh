@@ -11,14 +11,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 rounds=${ROUNDS:-10}
-src=$BUILD/patched/src
 obj=$BUILD/patched/obj-check
 out=$BUILD/control-rates
-"$TOP/scripts/get-base.sh" >/dev/null
-"$TOP/scripts/apply.sh" "$src"
-"$TOP/scripts/build-kernel.sh" "$src" "$obj" check
-"$TOP/scripts/build-progs.sh" "$src" "$BUILD/progs"
-"$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs.cpio.gz" "$BUILD/progs"
+check_guest_prep
 
 rm -rf "$out"
 mkdir -p "$out"

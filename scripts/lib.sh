@@ -142,6 +142,17 @@ series_label() {
 	echo "$(sed -n 's/^NAME=//p' "$base") ($(sed -n 's/^VERSION=//p' "$base"))"
 }
 
+# check_guest_prep: the base, the series applied in $BUILD/patched/src, the
+# check kernel in $BUILD/patched/obj-check, and the guest's programs and
+# initramfs: what a script that boots the check kernel needs first.
+check_guest_prep() {
+	"$TOP/scripts/get-base.sh" >/dev/null
+	"$TOP/scripts/apply.sh" "$BUILD/patched/src"
+	"$TOP/scripts/build-kernel.sh" "$BUILD/patched/src" "$BUILD/patched/obj-check" check
+	"$TOP/scripts/build-progs.sh" "$BUILD/patched/src" "$BUILD/progs"
+	"$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs.cpio.gz" "$BUILD/progs"
+}
+
 # config_fragment NAME: the kernel config fragment NAME, the series' own
 # ($SDIR/NAME, for a base that needs a variant) if there is one, else
 # scripts/NAME.

@@ -15,14 +15,9 @@ set -euo pipefail
 res=$(realpath -m "$1")
 shift
 rounds=${ROUNDS:-2}
-src=$BUILD/patched/src
 obj=$BUILD/patched/obj-check
 out=$BUILD/pending-compare
-"$TOP/scripts/get-base.sh" >/dev/null
-"$TOP/scripts/apply.sh" "$src"
-"$TOP/scripts/build-kernel.sh" "$src" "$obj" check
-"$TOP/scripts/build-progs.sh" "$src" "$BUILD/progs"
-"$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs.cpio.gz" "$BUILD/progs"
+check_guest_prep
 
 rm -rf "$out"
 mkdir -p "$out"
