@@ -262,18 +262,18 @@ static inline int fnr_write_gen(int fd, uint64_t off, size_t len,
 }
 
 /*
- * Make the folios of [@off, @off + @len) hot: read them twice, each time
- * through a freshly opened file.  A repeated read of the same folio through
- * one file is not counted as a new access.
+ * Read [@off, @off + @len) of @fd @times times, each time through a freshly
+ * opened file: a repeated read of the same folio through one file is not
+ * counted as a new access.
  */
-static inline int fnr_make_hot(int fd, uint64_t off, size_t len)
+static inline int fnr_read_fresh(int fd, uint64_t off, size_t len, int times)
 {
 	char path[64], *buf = malloc(len);
 	bool ok = buf;
 	int i, rfd;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	for (i = 0; i < 2 && ok; i++) {
+	for (i = 0; i < times && ok; i++) {
 		rfd = open(path, O_RDONLY);
 		ok = rfd >= 0 && pread(rfd, buf, len, off) == (ssize_t)len;
 		if (rfd >= 0)
@@ -281,6 +281,12 @@ static inline int fnr_make_hot(int fd, uint64_t off, size_t len)
 	}
 	free(buf);
 	return ok ? 0 : -1;
+}
+
+/* Make the folios of [@off, @off + @len) hot: read them twice. */
+static inline int fnr_make_hot(int fd, uint64_t off, size_t len)
+{
+	return fnr_read_fresh(fd, off, len, 2);
 }
 
 /* Drop the clean page cache of @fd (a no-op on tmpfs). */
