@@ -1148,23 +1148,6 @@ static bool pageout_setup(struct __test_metadata *_metadata, struct race *r)
 	return true;
 }
 
-/* Read a sysfs file into @buf without its newline; 0 on success. */
-static int read_str(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 /* Free pages of ZONE_MOVABLE, from /proc/zoneinfo; 0 if there is none. */
 static unsigned long movable_free(void)
 {
@@ -1333,7 +1316,7 @@ static bool offline_setup(struct __test_metadata *_metadata, struct race *r)
 			continue;
 		snprintf(dir, sizeof(dir), "%s/%s", MEM_SYS, e->d_name);
 		snprintf(path, sizeof(path), "%s/valid_zones", dir);
-		if (read_str(path, zone, sizeof(zone)) || strcmp(zone, "Movable"))
+		if (fnr_read_str(path, zone, sizeof(zone)) || strcmp(zone, "Movable"))
 			continue;
 		tried++;
 		strcpy(r->st->offline, dir);
@@ -1355,7 +1338,7 @@ static bool offline_setup(struct __test_metadata *_metadata, struct race *r)
 		     "no movable memory block goes offline (%d tried; boot with movablecore= or hot-add movable memory)",
 		     tried);
 	TH_LOG("%d movable memory blocks go offline and back", r->nblocks);
-	ASSERT_EQ(0, read_str(MEM_SYS "/block_size_bytes", zone, sizeof(zone)));
+	ASSERT_EQ(0, fnr_read_str(MEM_SYS "/block_size_bytes", zone, sizeof(zone)));
 	r->block_pages = strtoul(zone, NULL, 16) / PG;
 	ASSERT_LT(0, r->block_pages);
 	r->pagemap_fd = open("/proc/self/pagemap", O_RDONLY);

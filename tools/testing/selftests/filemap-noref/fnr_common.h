@@ -173,6 +173,23 @@ static inline int fnr_write_str(const char *path, const char *s)
 	return 0;
 }
 
+/* Read a sysfs file into @buf without its newline; 0 on success. */
+static inline int fnr_read_str(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
 /* xorshift64*: a cheap pseudo-random sequence from a non-zero seed. */
 static inline uint64_t fnr_rnd(uint64_t *s)
 {

@@ -204,6 +204,7 @@ static inline int fnr_stat_refresh(void)
 }
 
 #define FNR_DELAY_FREE	"/sys/kernel/debug/filemap_noref/delay_free_us"
+#define FNR_DELAY_COPY	"/sys/kernel/debug/filemap_noref/delay_copy_us"
 
 /* What fnr_hold_frees() changed, for fnr_release_frees() to put back. */
 struct fnr_held {

@@ -10,6 +10,9 @@
  * leaked), that vm.rcu_free_expedite_pages starts expedited grace periods
  * (and 0 stops them), and that the lists of a CPU taken offline still drain.
  *
+ * A reader that stalls the grace periods must not take the page cache freed
+ * meanwhile with it: past the limit no folio is marked hot (stalled_reader_*).
+ *
  * They skip on kernels without the counter.  Environment: FNR_DIR,
  * FNR_SECONDS (default 3, at most 60).
  */
@@ -17,6 +20,9 @@
 #define _GNU_SOURCE
 #endif
 #include <sched.h>
+#include <signal.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 
 #include "../kselftest_harness.h"
 #include "fnr_common.h"
@@ -25,6 +31,7 @@
 #define HOT_SIZE	(16 * FNR_MIB)	/* 4096 pages, 4x the limit expedite_limit sets */
 #define DRAIN_TIMEOUT	5.0		/* seconds; TCG guests are slow */
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+#define PREEMPT_MODE	"/sys/kernel/debug/sched/preempt"
 /* Above 60 s of churn, or five CPU offlines with their drains. */
 #define TEST_SECONDS	120
 
@@ -47,16 +54,21 @@ static bool pin_to(int cpu)
 }
 
 FIXTURE(pressure) {
-	char path[4096];
+	char path[4096], rpath[4096];
 	long expedite_pages;	/* sysctl value to restore, -1 if none */
 	bool offlined;		/* CPU 1 may need to come back online */
 	bool delayed;		/* FNR_DELAY_FREE to put back to 0 */
+	bool copy_delayed;	/* FNR_DELAY_COPY to put back to 0 */
+	char preempt[16];	/* the preemption mode to put back, or "" */
+	pid_t stall[2];		/* the stalled reader and the CPU hog */
 };
 
 FIXTURE_SETUP(pressure)
 {
 	self->expedite_pages = -1;
 	snprintf(self->path, sizeof(self->path), "%s/fnr_pressure.%d",
+		 fnr_testdir(), getpid());
+	snprintf(self->rpath, sizeof(self->rpath), "%s/fnr_stalled.%d",
 		 fnr_testdir(), getpid());
 	if (fnr_vmstat(FNR_PENDING) < 0)
 		SKIP(return, "no pending counter: kernel without CONFIG_PAGECACHE_RCU_FREE");
@@ -66,6 +78,17 @@ FIXTURE_SETUP(pressure)
 
 FIXTURE_TEARDOWN(pressure)
 {
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (self->stall[i] > 0) {
+			kill(self->stall[i], SIGKILL);
+			waitpid(self->stall[i], NULL, 0);
+		}
+	if (self->copy_delayed)
+		fnr_write_str(FNR_DELAY_COPY, "0\n");
+	if (self->preempt[0])
+		fnr_write_str(PREEMPT_MODE, self->preempt);
 	if (self->expedite_pages >= 0)
 		fnr_write_long(FNR_EXPEDITE_SYSCTL, self->expedite_pages);
 	unlink(self->path);
@@ -73,6 +96,7 @@ FIXTURE_TEARDOWN(pressure)
 		fnr_write_str(FNR_DELAY_FREE, "0\n");
 	if (self->offlined)
 		fnr_write_long(CPU1_ONLINE, 1);
+	unlink(self->rpath);
 }
 
 /*
@@ -286,6 +310,218 @@ TEST_F_TIMEOUT(pressure, cpu_offline_drains, TEST_SECONDS)
 	TH_LOG("%ld pages were pending when CPU 1 went offline (try %d)",
 	       pending, try);
 	ASSERT_LT(0, pending) TH_LOG("never caught pages pending on CPU 1");
+}
+
+/*
+ * A reader preempted inside rcu_read_lock() and not scheduled again holds
+ * up every grace period, and with it every hot folio freed meanwhile.
+ * Stall one: a SCHED_IDLE process on CPU 1 reads a hot page over and over,
+ * stopped for STALL_DELAY_US inside the fast path's RCU read section
+ * (debugfs delay_copy_us), next to a busy loop on CPU 1 that takes all but
+ * a sliver of the CPU from it: each of its reads holds grace periods up for
+ * seconds.  Meanwhile this process churns hot STALL_FILE files on CPU 0
+ * (write, read to make hot, truncate) and samples the pages pending.
+ * Returns the peak, or -1 on error; *@over: the longest time in seconds
+ * that the pages stayed at half STALL_BOUND or more (the stall), *@pages: the pages
+ * truncated.  A run stops early once the peak passes twice STALL_BOUND; with
+ * the limit at 0 (the control) it goes on for up to 12 s more until then.
+ */
+#define STALL_LIMIT	4096		/* pages: 16 MiB */
+#define STALL_FILE	(4 * FNR_MIB)	/* 1024 pages */
+#define STALL_DELAY_US	"10000\n"	/* inside rcu_read_lock() */
+#define STALL_SECONDS	8		/* and on, up to 12 s more, until: */
+#define STALL_MET	1.0		/* s: the pages stayed up this long */
+/* The limit, a file marked before it was reached, and the count's lag. */
+#define STALL_BOUND	((long)(STALL_LIMIT + 2 * STALL_FILE / 4096 + 1024))
+
+static pid_t stall_child(int cpu, const char *rpath)
+{
+	struct sched_param sp = { 0 };
+	char buf[4096];
+	pid_t pid = fork();
+	int fd;
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (!pin_to(cpu))
+		_exit(1);
+	if (!rpath)
+		for (;;)
+			;
+	fd = open(rpath, O_RDONLY);
+	if (fd < 0 || sched_setscheduler(0, SCHED_IDLE, &sp))
+		_exit(1);
+	for (;;)
+		if (pread(fd, buf, sizeof(buf), 0) != sizeof(buf))
+			_exit(1);
+}
+
+static long stalled_churn(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(pressure) *self, long limit,
+			  double *over, long *pages)
+{
+	char *buf = malloc(FNR_CHUNK);
+	double t0, since = -1;
+	long v, peak = 0;
+	struct statfs sfs;
+	int fd, i;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
+	memset(buf, 0x3c, FNR_CHUNK);
+	fd = fnr_hot_file(self->rpath, FNR_CHUNK);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_TRUE(pin_to(0));
+	ASSERT_EQ(0, fnr_write_long(FNR_EXPEDITE_SYSCTL, limit));
+	ASSERT_EQ(0, fnr_write_str(FNR_DELAY_COPY, STALL_DELAY_US));
+	self->copy_delayed = true;
+	self->stall[0] = stall_child(1, self->rpath);
+	self->stall[1] = stall_child(1, NULL);
+	ASSERT_LT(0, self->stall[0]);
+	ASSERT_LT(0, self->stall[1]);
+
+	*over = 0;
+	*pages = 0;
+	t0 = fnr_now();
+	while ((fnr_now() - t0 < STALL_SECONDS ||
+		((*over < STALL_MET || !limit) &&
+		 fnr_now() - t0 < STALL_SECONDS + 12)) &&
+	       peak < 2 * STALL_BOUND) {
+		fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, fnr_write_all(fd, STALL_FILE, buf, NULL));
+		ASSERT_EQ(0, fsync(fd));
+		/*
+		 * Hot: tmpfs's write left the folios referenced, so one read
+		 * marks them; a second would take the fast path, and its
+		 * delay, once a folio.
+		 */
+		ASSERT_EQ(0, fnr_read_fresh(fd, 0, STALL_FILE,
+					    sfs.f_type == TMPFS_MAGIC ? 1 : 2));
+		ASSERT_EQ(0, ftruncate(fd, 0));
+		close(fd);
+		*pages += STALL_FILE / getpagesize();
+		for (i = 0; i < 10; i++) {
+			v = fnr_vmstat(FNR_PENDING);
+			if (v > peak)
+				peak = v;
+			if (v < STALL_BOUND / 2)
+				since = -1;
+			else if (since < 0)
+				since = fnr_now();
+			else if (fnr_now() - since > *over)
+				*over = fnr_now() - since;
+			usleep(1000);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		kill(self->stall[i], SIGKILL);
+		waitpid(self->stall[i], NULL, 0);
+		self->stall[i] = 0;
+	}
+	ASSERT_EQ(0, fnr_write_str(FNR_DELAY_COPY, "0\n"));
+	self->copy_delayed = false;
+	free(buf);
+	return peak;
+}
+
+/*
+ * A reader is preempted inside rcu_read_lock() only with preemptible RCU
+ * and a preemption mode that preempts kernel code: with
+ * CONFIG_PREEMPT_DYNAMIC, switch "none" or "voluntary" to "full" for the
+ * test (the teardown switches back).  "" if the kernel can, or why not.
+ */
+static const char *stall_preemptible(FIXTURE_DATA(pressure) *self)
+{
+	char mode[128], *open, *close;
+
+	if (fnr_read_str(PREEMPT_MODE, mode, sizeof(mode)) < 0)
+		return "no " PREEMPT_MODE
+		       ": cannot tell whether a reader can be preempted inside rcu_read_lock()";
+	open = strchr(mode, '(');
+	close = open ? strchr(open, ')') : NULL;
+	if (!close || close - open > (long)sizeof(self->preempt) - 2)
+		return "cannot parse " PREEMPT_MODE;
+	*close = '\0';
+	if (!strcmp(open + 1, "full") || !strcmp(open + 1, "lazy"))
+		return "";
+	snprintf(self->preempt, sizeof(self->preempt), "%s\n", open + 1);
+	if (fnr_write_str(PREEMPT_MODE, "full\n")) {
+		self->preempt[0] = '\0';
+		return "preemption mode is not full, and " PREEMPT_MODE " cannot switch it";
+	}
+	return "";
+}
+
+static const char *stall_unfit(FIXTURE_DATA(pressure) *self)
+{
+	const char *why;
+
+	if (self->expedite_pages < 0)
+		return "no " FNR_EXPEDITE_SYSCTL;
+	if (access(FNR_DELAY_COPY, W_OK))
+		return "no " FNR_DELAY_COPY
+		       " (CONFIG_DEBUG_VM): nothing holds a reader inside rcu_read_lock()";
+	if (!pin_to(1))
+		return "no CPU 1";
+	why = stall_preemptible(self);
+	return *why ? why : NULL;
+}
+
+/*
+ * With the limit at 16 MiB, the pages waiting while a reader stalls the
+ * grace periods stay under the limit plus two churned files and the
+ * count's lag: past the limit no folio is marked hot, and the churned files
+ * are freed at once.  The stall must have happened (pages at half the
+ * bound or more for a second; it skips otherwise, as on a kernel too slow
+ * to churn that much within a stall), and the pages drain once it ends.
+ */
+TEST_F_TIMEOUT(pressure, stalled_reader_bounds_pending, TEST_SECONDS)
+{
+	const char *why = stall_unfit(self);
+	double over, drain;
+	long peak, pages;
+
+	if (why)
+		SKIP(return, "%s", why);
+	peak = stalled_churn(_metadata, self, STALL_LIMIT, &over, &pages);
+	drain = fnr_wait_drained(DRAIN_TIMEOUT + 10);
+	printf("# limit %d pages: %ld pages churned, peak %ld pending (bound %ld), %.1f s at half the bound or more, drained %.0f ms after the stall\n",
+	       STALL_LIMIT, pages, peak, STALL_BOUND, over, drain * 1000);
+	EXPECT_LE(0, drain) TH_LOG("pending pages did not drain after the stall");
+	/* A slow kernel may not reach the limit within a stall. */
+	if (over < STALL_MET && peak <= STALL_BOUND)
+		SKIP(return, "no grace period stalled for %.1f s with the pages at half the bound: the test raced nothing",
+		     STALL_MET);
+	EXPECT_GE(STALL_BOUND, peak)
+		TH_LOG("pending pages went past the limit while a grace period stalled");
+}
+
+/*
+ * The same with the limit at 0, which marks folios whatever is pending: the
+ * pages waiting must go past the bound, or the test above could not tell
+ * a bounded kernel from one that is not.
+ */
+TEST_F_TIMEOUT(pressure, stalled_reader_control, TEST_SECONDS)
+{
+	const char *why = stall_unfit(self);
+	double over, drain;
+	long peak, pages;
+
+	if (why)
+		SKIP(return, "%s", why);
+	peak = stalled_churn(_metadata, self, 0, &over, &pages);
+	drain = fnr_wait_drained(DRAIN_TIMEOUT + 10);
+	printf("# limit 0: %ld pages churned, peak %ld pending (bound %ld), %.1f s at half the bound or more, drained %.0f ms after the stall\n",
+	       pages, peak, STALL_BOUND, over, drain * 1000);
+	EXPECT_LE(0, drain) TH_LOG("pending pages did not drain after the stall");
+	if (over < STALL_MET && peak <= STALL_BOUND)
+		SKIP(return, "no grace period stalled for %.1f s with the pages at half the bound: the test raced nothing",
+		     STALL_MET);
+	EXPECT_LT(STALL_BOUND, peak)
+		TH_LOG("without the limit the pending pages stayed within the bound: the test cannot see a stall pin memory");
 }
 
 TEST_HARNESS_MAIN
