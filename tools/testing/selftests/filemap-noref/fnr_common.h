@@ -354,6 +354,24 @@ static inline bool fnr_poisoned(uint64_t v, uint64_t mask)
 	return __builtin_popcountll(mask) >= 16 && !((v ^ FNR_POISON) & mask);
 }
 
+/*
+ * Does @buf, the bytes [@file_off, @file_off + @len) of a file, hold page
+ * poison in a whole cell: a freed page read (page_poison=1)?
+ */
+static inline bool fnr_poison_read(const void *buf, size_t len,
+				   uint64_t file_off)
+{
+	size_t i = (8 - file_off % 8) % 8;
+	uint64_t v;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&v, (const char *)buf + i, 8);
+		if (v == FNR_POISON)
+			return true;
+	}
+	return false;
+}
+
 /* Was this kernel booted with page_poison=1 (or on, y)? */
 static inline bool fnr_page_poison(void)
 {

@@ -16,6 +16,9 @@
  * and i_size and copying it (debugfs filemap_noref/delay_copy_us), so
  * that the truncate and the free land while they copy.  Short reads (after the truncate) are fine;
  * a wrong byte is not.  Each round poisons one more page for good.
+ * control_large_head is its control: the same with the RCU-deferred free
+ * off (debugfs defer_free 0) on a kernel booted with page_poison=1 must
+ * read the poison of the freed folio (make check's control boot).
  *
  * Skips unless FNR_DIR is a tmpfs with huge folios, and unless the kernel
  * has CONFIG_MEMORY_FAILURE (MADV_HWPOISON).  Environment: FNR_DIR,
@@ -47,11 +50,13 @@
 
 #define PG		FNR_PAGE
 #define ROUNDS		3
+#define CONTROL_ROUNDS	12	/* 6.12 found the poison in 8 of 10 runs of 3 */
 #define READ_LEN	(64 * 1024)
 #define FILE_ID		0x5a0e
 #define PMD_SIZE_PATH	"/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
 #define DELAY_COPY	"/sys/kernel/debug/filemap_noref/delay_copy_us"
 #define DELAY_VALIDATED	"/sys/kernel/debug/filemap_noref/delay_validated_us"
+#define DEFER_FREE	"/sys/kernel/debug/filemap_noref/defer_free"
 #define SOFT_OFFLINE	"/sys/devices/system/memory/soft_offline_page"
 #define UNPOISON	"/sys/kernel/debug/hwpoison/unpoison-pfn"
 #define UP_ROUNDS	20
@@ -70,6 +75,7 @@ struct poison_race {
 	pthread_barrier_t start;
 	struct fnr_stop ctl;
 	unsigned long reads, copied, eio;
+	unsigned long poisoned;	/* bad reads with page poison in them */
 	struct fnr_bad bad;
 };
 
@@ -107,6 +113,8 @@ static void *reader_fn(void *arg)
 		if (!fnr_check(rd->buf, got, off, FILE_ID, r->gen, why,
 			       sizeof(why)))
 			continue;
+		if (fnr_poison_read(rd->buf, got, off))
+			__atomic_add_fetch(&r->poisoned, 1, __ATOMIC_RELAXED);
 		fnr_bad_read(&r->bad, off, got, why);
 	}
 	return NULL;
@@ -152,6 +160,7 @@ FIXTURE(poison)
 	char path[PATH_MAX];
 	size_t pmd;
 	bool delay_on;
+	bool defer_off;		/* DEFER_FREE to put back to 1 */
 };
 
 FIXTURE_SETUP(poison)
@@ -178,6 +187,8 @@ FIXTURE_SETUP(poison)
 
 FIXTURE_TEARDOWN_PARENT(poison)
 {
+	if (self->defer_off && fnr_write_str(DEFER_FREE, "1\n"))
+		TH_LOG("could not restore %s: %s", DEFER_FREE, strerror(errno));
 	if (self->delay_on && fnr_write_str(DELAY_COPY, "0\n"))
 		TH_LOG("could not reset %s: %s", DELAY_COPY,
 		       strerror(errno));
@@ -185,7 +196,8 @@ FIXTURE_TEARDOWN_PARENT(poison)
 		unlink(self->path);
 }
 
-TEST_F_TIMEOUT(poison, large_head, 120)
+static void large_head_run(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(poison) *self, bool control)
 {
 	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
 	struct reader *rd = calloc(nr, sizeof(*rd));
@@ -196,7 +208,9 @@ TEST_F_TIMEOUT(poison, large_head, 120)
 
 	ASSERT_NE(NULL, rd);
 	r->size = self->pmd;
-	for (round = 0; round < ROUNDS; round++) {
+	/* A control goes on until a freed page was read, or CONTROL_ROUNDS. */
+	for (round = 0; round < (control ? CONTROL_ROUNDS : ROUNDS) &&
+	     !(control && r->poisoned); round++) {
 		memset(&r->ctl, 0, sizeof(r->ctl));
 		r->gen = round + 1;
 		snprintf(self->path, sizeof(self->path),
@@ -258,16 +272,56 @@ TEST_F_TIMEOUT(poison, large_head, 120)
 	free(rd);
 
 	TH_LOG("%d poisoned folios freed under %lu reads (%lu KiB, %lu EIO), %lu bad%s",
-	       ROUNDS, r->reads, r->copied >> 10, r->eio, r->bad.n,
+	       round, r->reads, r->copied >> 10, r->eio, r->bad.n,
 	       self->delay_on ? " (readers delayed after the check)" : "");
 	if (r->bad.have_why)
 		TH_LOG("first bad read: %s", r->bad.why);
 	ASSERT_LT(0, r->copied) TH_LOG("no read copied anything");
 	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
 		TH_LOG("%s", why);
+	if (control) {
+		TH_LOG("%lu bad reads with page poison in them", r->poisoned);
+		/* The bug it is built for: the freed folio copied. */
+		EXPECT_LT(0, r->poisoned)
+			TH_LOG("defer_free=0 but no page poison read: %s",
+			       "the test could not detect the injected bug");
+		return;
+	}
 	ASSERT_EQ(0, fnr_overlap_premise(overlapped, why, sizeof(why)))
 		TH_LOG("%s", why);
 	EXPECT_EQ(0, r->bad.n) TH_LOG("readers copied a freed page");
+}
+
+TEST_F_TIMEOUT(poison, large_head, 120)
+{
+	large_head_run(_metadata, self, false);
+}
+
+/*
+ * Its control: the same with the RCU-deferred free off (debugfs
+ * filemap_noref/defer_free 0, CONFIG_DEBUG_VM) on a kernel booted with
+ * page_poison=1: the folio is freed at once under the readers, which must
+ * read its poison (0xaa).  Round after round, up to CONTROL_ROUNDS, until
+ * one does.
+ */
+TEST_F_TIMEOUT(poison, control_large_head, 120)
+{
+	const char *no = getenv("FNR_SKIP_CONTROL");
+
+	if (no && *no && strcmp(no, "0"))
+		SKIP(return, "FNR_SKIP_CONTROL is set");
+	if (access(DEFER_FREE, W_OK))
+		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
+		     DEFER_FREE, strerror(errno));
+	if (!fnr_page_poison())
+		SKIP(return, "%s", FNR_NO_POISON);
+	ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "0\n"))
+		TH_LOG("write 0 to %s: %s", DEFER_FREE, strerror(errno));
+	self->defer_off = true;
+	large_head_run(_metadata, self, true);
+	ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "1\n"))
+		TH_LOG("restore %s: %s", DEFER_FREE, strerror(errno));
+	self->defer_off = false;
 }
 
 /* unpoison.soft_offline: readers of page 1 of a small hot file. */
