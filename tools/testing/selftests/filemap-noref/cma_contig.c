@@ -143,6 +143,32 @@ static long meminfo_mib(const char *name)
 }
 
 /* For a timeout above kselftest_harness's 30 s, and to undo the delay. */
+/*
+ * Allocate all @count pages of the area.  A page that an earlier test left
+ * pinned or under writeback there makes that fail for a while on any
+ * kernel: three tries, a second apart, each after a checkpoint of the file
+ * system (not of a tmpfs: it cannot freeze and has no journal).  0 once
+ * allocated, -1 if every try failed, -2 if a checkpoint failed.
+ */
+static int alloc_whole_area(long count)
+{
+	struct statfs sfs;
+	int i, ret = -1;
+
+	if (statfs(fnr_testdir(), &sfs))
+		return -2;
+	for (i = 0; i < 3 && ret; i++) {
+		if (i)
+			sleep(1);
+		if (sfs.f_type != TMPFS_MAGIC && checkpoint_fs(fnr_testdir()))
+			return -2;
+		ret = cma_write("alloc", count) ? -1 : 0;
+		printf("# allocating all %ld pages of the area (try %d): %s\n",
+		       count, i + 1, ret ? "failed" : "done");
+	}
+	return ret;
+}
+
 FIXTURE(cma) {
 	struct fnr_held held;	/* frees held back, to release */
 };
@@ -192,16 +218,8 @@ TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
 	 * for a while on any kernel: three tries, a second apart.
 	 */
 	chunk = cma_read("count");
-	for (i = 0; i < 3; i++) {
-		if (i)
-			sleep(1);
-		ASSERT_EQ(0, checkpoint_fs(fnr_testdir()));
-		ret = cma_write("alloc", chunk);
-		TH_LOG("before the workload, allocating all %ld pages of the area (try %d): %s",
-		       chunk, i + 1, ret ? "failed" : "done");
-		if (!ret)
-			break;
-	}
+	ret = alloc_whole_area(chunk);
+	ASSERT_NE(-2, ret) TH_LOG("checkpoint: %s", strerror(errno));
 	if (ret)
 		SKIP(return, "the CMA area cannot be allocated even before the workload");
 	ASSERT_EQ(0, cma_write("free", chunk));
@@ -331,7 +349,7 @@ TEST_F_TIMEOUT(cma, alloc_ignores_frees_elsewhere, 120)
 	size_t size = 4 * FNR_MIB;
 	struct statfs sfs;
 	char path[4096];
-	int held, fd, ret, i;
+	int held, fd, ret;
 
 	if (!find_cma())
 		SKIP(return, "no CMA area (CONFIG_CMA_DEBUGFS, boot with cma=64M)");
@@ -341,16 +359,8 @@ TEST_F_TIMEOUT(cma, alloc_ignores_frees_elsewhere, 120)
 	/* Hold the whole area, so that the hot file lies outside it. */
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
 	count = cma_read("count");
-	for (i = 0; i < 3; i++) {
-		if (i)
-			sleep(1);
-		/* tmpfs cannot freeze, and has no journal to checkpoint. */
-		if (sfs.f_type != TMPFS_MAGIC)
-			ASSERT_EQ(0, checkpoint_fs(fnr_testdir()));
-		ret = cma_write("alloc", count);
-		if (!ret)
-			break;
-	}
+	ret = alloc_whole_area(count);
+	ASSERT_NE(-2, ret) TH_LOG("checkpoint: %s", strerror(errno));
 	if (ret)
 		SKIP(return, "the CMA area cannot be allocated");
 
