@@ -63,6 +63,8 @@ FIXTURE(pressure) {
 	pid_t stall[2];		/* the stalled reader and the CPU hog */
 };
 
+static void stall_stop(FIXTURE_DATA(pressure) *self);
+
 FIXTURE_SETUP(pressure)
 {
 	self->expedite_pages = -1;
@@ -73,18 +75,15 @@ FIXTURE_SETUP(pressure)
 	if (fnr_vmstat(FNR_PENDING) < 0)
 		SKIP(return, "no pending counter: kernel without CONFIG_PAGECACHE_RCU_FREE");
 	self->expedite_pages = fnr_read_long(FNR_EXPEDITE_SYSCTL);
+	/* A run killed at its timeout (no teardown) may have left it set. */
+	if (!access(FNR_DELAY_COPY, W_OK))
+		ASSERT_EQ(0, fnr_write_str(FNR_DELAY_COPY, "0\n"));
 	ASSERT_LE(0, fnr_wait_drained(DRAIN_TIMEOUT));
 }
 
 FIXTURE_TEARDOWN(pressure)
 {
-	int i;
-
-	for (i = 0; i < 2; i++)
-		if (self->stall[i] > 0) {
-			kill(self->stall[i], SIGKILL);
-			waitpid(self->stall[i], NULL, 0);
-		}
+	stall_stop(self);
 	if (self->copy_delayed)
 		fnr_write_str(FNR_DELAY_COPY, "0\n");
 	if (self->preempt[0])
@@ -320,31 +319,50 @@ TEST_F_TIMEOUT(pressure, cpu_offline_drains, TEST_SECONDS)
  * (debugfs delay_copy_us), next to a busy loop on CPU 1 that takes all but
  * a sliver of the CPU from it: each of its reads holds grace periods up for
  * seconds.  Meanwhile this process churns hot STALL_FILE files on CPU 0
- * (write, read to make hot, truncate) and samples the pages pending.
- * Returns the peak, or -1 on error; *@over: the longest time in seconds
- * that the pages stayed at half STALL_BOUND or more (the stall), *@pages: the pages
- * truncated.  A run stops early once the peak passes twice STALL_BOUND; with
- * the limit at 0 (the control) it goes on for up to 12 s more until then.
+ * (write, read to make hot, truncate) and samples the pages pending.  A run
+ * stops early once the peak passes twice STALL_BOUND; it goes on for up to
+ * 12 s more until the stall was met (the control: until that peak).
  */
 #define STALL_LIMIT	4096		/* pages: 16 MiB */
 #define STALL_FILE	(4 * FNR_MIB)	/* 1024 pages */
 #define STALL_DELAY_US	"10000\n"	/* inside rcu_read_lock() */
 #define STALL_SECONDS	8		/* and on, up to 12 s more, until: */
 #define STALL_MET	1.0		/* s: the pages stayed up this long */
+#define STALL_PAGES(b)	((long)((b) / getpagesize()))
 /* The limit, a file marked before it was reached, and the count's lag. */
-#define STALL_BOUND	((long)(STALL_LIMIT + 2 * STALL_FILE / 4096 + 1024))
+#define STALL_BOUND	(STALL_LIMIT + STALL_PAGES(2 * STALL_FILE) + 1024)
+
+struct stall_run {
+	long peak;		/* most pages pending seen */
+	long pages;		/* pages truncated */
+	double over;		/* longest time at half STALL_BOUND or more */
+	long in_stall;		/* most pages truncated within such a time */
+};
+
+/*
+ * Did a grace period stall while enough was churned that a kernel without
+ * the bound would have passed it?  The pages stayed at half the bound or
+ * more for STALL_MET, and more than the other half (and a file) was
+ * truncated meanwhile: unbounded, all of it would have been waiting.
+ */
+static bool stall_met(const struct stall_run *sr)
+{
+	return sr->over >= STALL_MET &&
+	       sr->in_stall >= STALL_BOUND / 2 + STALL_PAGES(STALL_FILE);
+}
 
 static pid_t stall_child(int cpu, const char *rpath)
 {
 	struct sched_param sp = { 0 };
+	pid_t parent = getpid(), pid;
 	char buf[4096];
-	pid_t pid = fork();
 	int fd;
 
+	pid = fork();
 	if (pid)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (!pin_to(cpu))
+	if (getppid() != parent || !pin_to(cpu))
 		_exit(1);
 	if (!rpath)
 		for (;;)
@@ -357,19 +375,35 @@ static pid_t stall_child(int cpu, const char *rpath)
 			_exit(1);
 }
 
-static long stalled_churn(struct __test_metadata *_metadata,
+static void stall_stop(FIXTURE_DATA(pressure) *self)
+{
+	int i;
+
+	/* Both first: the reader ends its read only once the hog is gone. */
+	for (i = 0; i < 2; i++)
+		if (self->stall[i] > 0)
+			kill(self->stall[i], SIGKILL);
+	for (i = 0; i < 2; i++)
+		if (self->stall[i] > 0) {
+			waitpid(self->stall[i], NULL, 0);
+			self->stall[i] = 0;
+		}
+}
+
+static void stalled_churn(struct __test_metadata *_metadata,
 			  FIXTURE_DATA(pressure) *self, long limit,
-			  double *over, long *pages)
+			  struct stall_run *sr)
 {
 	char *buf = malloc(FNR_CHUNK);
 	double t0, since = -1;
-	long v, peak = 0;
+	long v, since_pages = 0;
 	struct statfs sfs;
 	int fd, i;
 
 	ASSERT_NE(NULL, buf);
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
 	memset(buf, 0x3c, FNR_CHUNK);
+	memset(sr, 0, sizeof(*sr));
 	fd = fnr_hot_file(self->rpath, FNR_CHUNK);
 	ASSERT_LE(0, fd);
 	close(fd);
@@ -382,13 +416,11 @@ static long stalled_churn(struct __test_metadata *_metadata,
 	ASSERT_LT(0, self->stall[0]);
 	ASSERT_LT(0, self->stall[1]);
 
-	*over = 0;
-	*pages = 0;
 	t0 = fnr_now();
 	while ((fnr_now() - t0 < STALL_SECONDS ||
-		((*over < STALL_MET || !limit) &&
+		((!stall_met(sr) || !limit) &&
 		 fnr_now() - t0 < STALL_SECONDS + 12)) &&
-	       peak < 2 * STALL_BOUND) {
+	       sr->peak < 2 * STALL_BOUND) {
 		fd = open(self->path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 		ASSERT_LE(0, fd);
 		ASSERT_EQ(0, fnr_write_all(fd, STALL_FILE, buf, NULL));
@@ -402,29 +434,29 @@ static long stalled_churn(struct __test_metadata *_metadata,
 					    sfs.f_type == TMPFS_MAGIC ? 1 : 2));
 		ASSERT_EQ(0, ftruncate(fd, 0));
 		close(fd);
-		*pages += STALL_FILE / getpagesize();
+		sr->pages += STALL_PAGES(STALL_FILE);
 		for (i = 0; i < 10; i++) {
 			v = fnr_vmstat(FNR_PENDING);
-			if (v > peak)
-				peak = v;
-			if (v < STALL_BOUND / 2)
+			if (v > sr->peak)
+				sr->peak = v;
+			if (v < STALL_BOUND / 2) {
 				since = -1;
-			else if (since < 0)
+			} else if (since < 0) {
 				since = fnr_now();
-			else if (fnr_now() - since > *over)
-				*over = fnr_now() - since;
+				since_pages = sr->pages;
+			} else {
+				if (fnr_now() - since > sr->over)
+					sr->over = fnr_now() - since;
+				if (sr->pages - since_pages > sr->in_stall)
+					sr->in_stall = sr->pages - since_pages;
+			}
 			usleep(1000);
 		}
 	}
-	for (i = 0; i < 2; i++) {
-		kill(self->stall[i], SIGKILL);
-		waitpid(self->stall[i], NULL, 0);
-		self->stall[i] = 0;
-	}
+	stall_stop(self);
 	ASSERT_EQ(0, fnr_write_str(FNR_DELAY_COPY, "0\n"));
 	self->copy_delayed = false;
 	free(buf);
-	return peak;
 }
 
 /*
@@ -475,28 +507,30 @@ static const char *stall_unfit(FIXTURE_DATA(pressure) *self)
  * grace periods stay under the limit plus two churned files and the
  * count's lag: past the limit no folio is marked hot, and the churned files
  * are freed at once.  The stall must have happened (pages at half the
- * bound or more for a second; it skips otherwise, as on a kernel too slow
- * to churn that much within a stall), and the pages drain once it ends.
+ * bound or more for a second while more than the other half was churned,
+ * stall_met(); it skips otherwise, as on a kernel too slow to churn that
+ * much within a stall), and the pages drain once it ends.
  */
 TEST_F_TIMEOUT(pressure, stalled_reader_bounds_pending, TEST_SECONDS)
 {
 	const char *why = stall_unfit(self);
-	double over, drain;
-	long peak, pages;
+	struct stall_run sr;
+	double drain;
 
 	if (why)
 		SKIP(return, "%s", why);
-	peak = stalled_churn(_metadata, self, STALL_LIMIT, &over, &pages);
+	stalled_churn(_metadata, self, STALL_LIMIT, &sr);
 	drain = fnr_wait_drained(DRAIN_TIMEOUT + 10);
-	printf("# limit %d pages: %ld pages churned, peak %ld pending (bound %ld), %.1f s at half the bound or more, drained %.0f ms after the stall\n",
-	       STALL_LIMIT, pages, peak, STALL_BOUND, over, drain * 1000);
-	EXPECT_LE(0, drain) TH_LOG("pending pages did not drain after the stall");
-	/* A slow kernel may not reach the limit within a stall. */
-	if (over < STALL_MET && peak <= STALL_BOUND)
-		SKIP(return, "no grace period stalled for %.1f s with the pages at half the bound: the test raced nothing",
-		     STALL_MET);
-	EXPECT_GE(STALL_BOUND, peak)
+	printf("# limit %d pages: %ld pages churned, peak %ld pending (bound %ld), %.1f s at half the bound or more with %ld pages churned, drained %.0f ms after the stall\n",
+	       STALL_LIMIT, sr.pages, sr.peak, STALL_BOUND, sr.over,
+	       sr.in_stall, drain * 1000);
+	ASSERT_LE(0, drain) TH_LOG("pending pages did not drain after the stall");
+	EXPECT_GE(STALL_BOUND, sr.peak)
 		TH_LOG("pending pages went past the limit while a grace period stalled");
+	/* A slow kernel may not churn enough within a stall. */
+	if (sr.peak <= STALL_BOUND && !stall_met(&sr))
+		SKIP(return, "no grace period stalled %.1f s while enough was churned to pass the bound: the test raced nothing",
+		     STALL_MET);
 }
 
 /*
@@ -507,20 +541,21 @@ TEST_F_TIMEOUT(pressure, stalled_reader_bounds_pending, TEST_SECONDS)
 TEST_F_TIMEOUT(pressure, stalled_reader_control, TEST_SECONDS)
 {
 	const char *why = stall_unfit(self);
-	double over, drain;
-	long peak, pages;
+	struct stall_run sr;
+	double drain;
 
 	if (why)
 		SKIP(return, "%s", why);
-	peak = stalled_churn(_metadata, self, 0, &over, &pages);
+	stalled_churn(_metadata, self, 0, &sr);
 	drain = fnr_wait_drained(DRAIN_TIMEOUT + 10);
-	printf("# limit 0: %ld pages churned, peak %ld pending (bound %ld), %.1f s at half the bound or more, drained %.0f ms after the stall\n",
-	       pages, peak, STALL_BOUND, over, drain * 1000);
-	EXPECT_LE(0, drain) TH_LOG("pending pages did not drain after the stall");
-	if (over < STALL_MET && peak <= STALL_BOUND)
-		SKIP(return, "no grace period stalled for %.1f s with the pages at half the bound: the test raced nothing",
+	printf("# limit 0: %ld pages churned, peak %ld pending (bound %ld), %.1f s at half the bound or more with %ld pages churned, drained %.0f ms after the stall\n",
+	       sr.pages, sr.peak, STALL_BOUND, sr.over, sr.in_stall,
+	       drain * 1000);
+	ASSERT_LE(0, drain) TH_LOG("pending pages did not drain after the stall");
+	if (sr.peak <= STALL_BOUND && !stall_met(&sr))
+		SKIP(return, "no grace period stalled %.1f s while enough was churned to pass the bound: the test raced nothing",
 		     STALL_MET);
-	EXPECT_LT(STALL_BOUND, peak)
+	EXPECT_LT(STALL_BOUND, sr.peak)
 		TH_LOG("without the limit the pending pages stayed within the bound: the test cannot see a stall pin memory");
 }
 
