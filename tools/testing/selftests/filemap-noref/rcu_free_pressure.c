@@ -503,6 +503,33 @@ static const char *stall_unfit(FIXTURE_DATA(pressure) *self)
 }
 
 /*
+ * Stall a reader with the limit at @limit (stalled_churn()), then wait for
+ * the pages to drain and report.  False if it skipped: the test cannot
+ * run here, or no stall was met.
+ */
+static bool stall_test(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(pressure) *self, long limit,
+		       struct stall_run *sr)
+{
+	const char *why = stall_unfit(self);
+	double drain;
+
+	if (why)
+		SKIP(return false, "%s", why);
+	stalled_churn(_metadata, self, limit, sr);
+	drain = fnr_wait_drained(DRAIN_TIMEOUT + 10);
+	printf("# limit %ld: %ld pages churned, peak %ld pending (bound %ld), %.1f s at half the bound or more with %ld pages churned, drained %.0f ms after the stall\n",
+	       limit, sr->pages, sr->peak, STALL_BOUND, sr->over,
+	       sr->in_stall, drain * 1000);
+	ASSERT_LE(0, drain) TH_LOG("pending pages did not drain after the stall");
+	/* A slow kernel may not churn enough within a stall. */
+	if (sr->peak <= STALL_BOUND && !stall_met(sr))
+		SKIP(return false, "no grace period stalled %.1f s while enough was churned to pass the bound: the test raced nothing",
+		     STALL_MET);
+	return true;
+}
+
+/*
  * With the limit at 16 MiB, the pages waiting while a reader stalls the
  * grace periods stay under the limit plus two churned files and the
  * count's lag: past the limit no folio is marked hot, and the churned files
@@ -513,24 +540,12 @@ static const char *stall_unfit(FIXTURE_DATA(pressure) *self)
  */
 TEST_F_TIMEOUT(pressure, stalled_reader_bounds_pending, TEST_SECONDS)
 {
-	const char *why = stall_unfit(self);
 	struct stall_run sr;
-	double drain;
 
-	if (why)
-		SKIP(return, "%s", why);
-	stalled_churn(_metadata, self, STALL_LIMIT, &sr);
-	drain = fnr_wait_drained(DRAIN_TIMEOUT + 10);
-	printf("# limit %d pages: %ld pages churned, peak %ld pending (bound %ld), %.1f s at half the bound or more with %ld pages churned, drained %.0f ms after the stall\n",
-	       STALL_LIMIT, sr.pages, sr.peak, STALL_BOUND, sr.over,
-	       sr.in_stall, drain * 1000);
-	ASSERT_LE(0, drain) TH_LOG("pending pages did not drain after the stall");
+	if (!stall_test(_metadata, self, STALL_LIMIT, &sr))
+		return;
 	EXPECT_GE(STALL_BOUND, sr.peak)
 		TH_LOG("pending pages went past the limit while a grace period stalled");
-	/* A slow kernel may not churn enough within a stall. */
-	if (sr.peak <= STALL_BOUND && !stall_met(&sr))
-		SKIP(return, "no grace period stalled %.1f s while enough was churned to pass the bound: the test raced nothing",
-		     STALL_MET);
 }
 
 /*
@@ -540,21 +555,10 @@ TEST_F_TIMEOUT(pressure, stalled_reader_bounds_pending, TEST_SECONDS)
  */
 TEST_F_TIMEOUT(pressure, stalled_reader_control, TEST_SECONDS)
 {
-	const char *why = stall_unfit(self);
 	struct stall_run sr;
-	double drain;
 
-	if (why)
-		SKIP(return, "%s", why);
-	stalled_churn(_metadata, self, 0, &sr);
-	drain = fnr_wait_drained(DRAIN_TIMEOUT + 10);
-	printf("# limit 0: %ld pages churned, peak %ld pending (bound %ld), %.1f s at half the bound or more with %ld pages churned, drained %.0f ms after the stall\n",
-	       sr.pages, sr.peak, STALL_BOUND, sr.over, sr.in_stall,
-	       drain * 1000);
-	ASSERT_LE(0, drain) TH_LOG("pending pages did not drain after the stall");
-	if (sr.peak <= STALL_BOUND && !stall_met(&sr))
-		SKIP(return, "no grace period stalled %.1f s while enough was churned to pass the bound: the test raced nothing",
-		     STALL_MET);
+	if (!stall_test(_metadata, self, 0, &sr))
+		return;
 	EXPECT_LT(STALL_BOUND, sr.peak)
 		TH_LOG("without the limit the pending pages stayed within the bound: the test cannot see a stall pin memory");
 }
