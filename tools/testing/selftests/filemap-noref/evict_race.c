@@ -293,14 +293,12 @@ static int evict_truncate(struct race *r, struct er_file *f)
 	/*
 	 * Hot again, so that the next truncate frees flagged folios: huge
 	 * tmpfs's large folios seldom turn hot from the readers alone (the
-	 * control run found a freed page in 7 runs of 10 without).  On tmpfs
-	 * the write left each folio referenced (shmem_get_folio_gfp(),
-	 * SGP_WRITE), so one read makes it hot.  A second read would take the
-	 * fast path and its delay once a folio: 64 ms a truncate of tmpfs's
-	 * small folios, which held the evictor to 11 truncates a second, and
-	 * a main run met its first overlap only after up to 23 s.
+	 * control run found a freed page in 7 runs of 10 without).  Two reads
+	 * on tmpfs took the fast path's delay once a folio: 64 ms a truncate
+	 * of tmpfs's small folios, 11 truncates a second, and a main run met
+	 * its first overlap only after up to 23 s.
 	 */
-	return fnr_read_fresh(f->fd, 0, FSIZE, r->tmpfs ? 1 : 2);
+	return fnr_make_written_hot(f->fd, 0, FSIZE);
 }
 
 /* Punch a random page range and rewrite it with the next generation. */

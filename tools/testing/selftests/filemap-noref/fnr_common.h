@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 
 #define FNR_PAGE	4096UL
 #define FNR_CELLS	(FNR_PAGE / 8)
@@ -304,6 +306,21 @@ static inline int fnr_read_fresh(int fd, uint64_t off, size_t len, int times)
 static inline int fnr_make_hot(int fd, uint64_t off, size_t len)
 {
 	return fnr_read_fresh(fd, off, len, 2);
+}
+
+/*
+ * Make the folios that a write just filled hot.  On tmpfs the write left
+ * each folio referenced (shmem_get_folio_gfp(), SGP_WRITE), so one read
+ * does; a second would take the fast path, and any delay a test set there,
+ * once a folio.  Elsewhere two reads.
+ */
+static inline int fnr_make_written_hot(int fd, uint64_t off, size_t len)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs))
+		return -1;
+	return fnr_read_fresh(fd, off, len, sfs.f_type == TMPFS_MAGIC ? 1 : 2);
 }
 
 /* Drop the clean page cache of @fd (a no-op on tmpfs). */

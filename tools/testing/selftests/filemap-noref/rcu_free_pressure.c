@@ -397,11 +397,9 @@ static void stalled_churn(struct __test_metadata *_metadata,
 	char *buf = malloc(FNR_CHUNK);
 	double t0, since = -1;
 	long v, since_pages = 0;
-	struct statfs sfs;
 	int fd, i;
 
 	ASSERT_NE(NULL, buf);
-	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
 	memset(buf, 0x3c, FNR_CHUNK);
 	memset(sr, 0, sizeof(*sr));
 	fd = fnr_hot_file(self->rpath, FNR_CHUNK);
@@ -425,13 +423,7 @@ static void stalled_churn(struct __test_metadata *_metadata,
 		ASSERT_LE(0, fd);
 		ASSERT_EQ(0, fnr_write_all(fd, STALL_FILE, buf, NULL));
 		ASSERT_EQ(0, fsync(fd));
-		/*
-		 * Hot: tmpfs's write left the folios referenced, so one read
-		 * marks them; a second would take the fast path, and its
-		 * delay, once a folio.
-		 */
-		ASSERT_EQ(0, fnr_read_fresh(fd, 0, STALL_FILE,
-					    sfs.f_type == TMPFS_MAGIC ? 1 : 2));
+		ASSERT_EQ(0, fnr_make_written_hot(fd, 0, STALL_FILE));
 		ASSERT_EQ(0, ftruncate(fd, 0));
 		close(fd);
 		sr->pages += STALL_PAGES(STALL_FILE);
