@@ -18,6 +18,14 @@ letter=$SDIR/patches/0000-cover-letter.patch
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$TOP/scripts/tested-report.sh" "$cover" check
+# A results file that records the code it measured ('# code:', see
+# code_hash) must have measured this series: stale figures fail here.
+for f in $(sed -n 's/^@figures scale //p' "$cover"); do
+	got=$(sed -n 's/^# code: \([0-9a-f]*\).*/\1/p' "$TOP/$f")
+	[ -n "$got" ] || die "$f records no '# code:' line: its figures are of unknown code; run make scale again and copy its results.txt there"
+	[ "$got" = "$(code_hash)" ] ||
+		die "$f measured code $got, but $SERIES/patches is $(code_hash) now: run make scale again and copy its results.txt to $f"
+done
 "$TOP/scripts/cover-body.sh" "$cover" >"$tmp/body"
 # The text starts after the mail headers' blank line; as many lines as
 # the body has (no head(1): awk would die of SIGPIPE under pipefail).

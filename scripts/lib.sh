@@ -129,6 +129,13 @@ patch_id() {
 	git patch-id --stable <"$SDIR/patches/$1" | cut -d' ' -f1
 }
 
+# code_hash: what results files record as the code they measured: the
+# sha256 of the patch-ids of the series' patches, 16 hex digits.
+code_hash() {
+	local p
+	series_patches | while read -r p; do patch_id "$p"; done | sha256sum | cut -c1-16
+}
+
 # recorded_id RECORD PATCH: the patch-id that make check-series wrote for
 # PATCH in RECORD (results/NAME/series.txt), or nothing.
 recorded_id() {

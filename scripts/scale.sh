@@ -12,15 +12,23 @@
 # open (the file opened per thread), files (a file per thread: nothing
 # shared, the ceiling); ushared and ufiles are the same from user space
 # (a process a CPU, pread()), what an application sees in UML. Each boot
-# runs every row once (scripts/scale/init.c); SCALE_ROUNDS boots a
-# kernel, alternating base and patched; the table gives medians and
-# ranges (scripts/scale-table.awk).
+# runs every row once (scripts/scale/init.c); SCALE_ROUNDS rounds of a
+# boot of each kernel, in a random order each round; the table gives
+# medians and ranges, and the median and range of the rounds' own
+# patched/base (scripts/scale-table.awk).
+# What the host does to a run is recorded beside it: before each boot,
+# scripts/scale/host-alu.c's throughput-bound loop on the host at 1 and
+# N threads (kernel=host rows: if N threads halve it, the host's CPUs
+# share cores or time, and so does every fast loop in UML); after each
+# boot, the steal time it saw and the host CPU each busy UML thread ran
+# on ('# boot' lines, sampled every 2 s from /proc).
 # Settings: SCALE_CPUS (default nproc, at most 64, UML's NR_CPUS here),
 # SCALE_THREADS (default 1, 2, 4 ... up to SCALE_CPUS), SCALE_ROUNDS (5),
 # SCALE_MS (1000 a row), SCALE_SIZES (16,4096,65536), SCALE_MODES
 # (shared,open,files,ushared,ufiles), SCALE_FS (tmpfs,ext4), SCALE_MICRO
-# (the cost of an atomic, a contended atomic and fences:
-# atomic,contend,lfence,mfence,lockadd), SCALE_BARRIERS (x86, the
+# (the cost of an atomic, a contended atomic, fences, a throughput-bound
+# loop and a 16 B copy: atomic,contend,lfence,mfence,lockadd,alu,
+# memcpy16), SCALE_BARRIERS (x86, the
 # default: both kernels built with x86's SMP barriers, see
 # scripts/scale/x86-barriers.h; uml: UML's own, fences).
 # Writes build/NAME/scale/results.txt (a header of '#' lines saying what
@@ -42,7 +50,7 @@ ms=${SCALE_MS:-1000}
 sizes=${SCALE_SIZES:-16,4096,65536}
 modes=${SCALE_MODES:-shared,open,files,ushared,ufiles}
 fslist=${SCALE_FS:-tmpfs,ext4}
-micro=${SCALE_MICRO:-atomic,contend,lfence,mfence,lockadd}
+micro=${SCALE_MICRO:-atomic,contend,lfence,mfence,lockadd,alu,memcpy16}
 export UML_BARRIERS=${SCALE_BARRIERS:-x86}
 case $UML_BARRIERS in
 x86) objname=obj-uml kcflags="-include $TOP/scripts/scale/x86-barriers.h" out=$BUILD/scale ;;
@@ -70,6 +78,7 @@ need_cmd mkfs.ext4 e2fsprogs
 rm -rf "$out"
 mkdir -p "$out"
 gcc -static -O2 -Wall -o "$out/init" "$TOP/scripts/scale/init.c"
+gcc -O2 -Wall -pthread -o "$out/host-alu" "$TOP/scripts/scale/host-alu.c"
 for k in base patched; do
 	KARCH=um "$TOP/scripts/build-kernel.sh" "$BUILD/$k/src" "$BUILD/$k/$objname" uml
 	mkdir -p "$out/mod-$k" "$out/root-$k"
@@ -87,25 +96,55 @@ count() {	# count LIST: the items of a comma-separated list
 }
 rows=$(( ($(count "$sizes") * $(count "$modes") * $(count "$fslist") + $(count "$micro")) * $(count "$SCALE_THREADS") ))
 
-# boot KERNEL ROUND: one boot, every row; its lines go to raw.txt.
+# steal: the host's steal time so far, in clock ticks (/proc/stat).
+steal() {
+	awk '$1 == "cpu" { print $9; exit }' /proc/stat
+}
+
+# sample PID: until PID (timeout) exits, every 2 s, "tid cpu ticks" of each
+# thread of its child (UML: a host thread a UML CPU, and helpers).
+sample() {
+	local uml=
+	while kill -0 "$1" 2>/dev/null; do
+		[ -n "$uml" ] || uml=$(pgrep -P "$1" | head -n 1) || true
+		# fields after "pid (comm) ": 12, 13 utime, stime; 37 processor
+		[ -z "$uml" ] || awk '{ sub(/^.*\) /, ""); t = FILENAME; sub(/\/stat$/, "", t); sub(/.*\//, "", t)
+			print t, $37, $12 + $13 }' /proc/"$uml"/task/*/stat 2>/dev/null || true
+		sleep 2
+	done
+}
+
+# boot KERNEL ROUND: one boot, every row; its lines go to raw.txt, with
+# the host's alu rows before it and a '# boot' line after it.
 boot() {
-	local log=$out/boot-$1-$2.log limit
+	local log=$out/boot-$1-$2.log limit pid spid rc=0 st0
 	# Twice the rows' time, plus a minute for the boot and the files.
 	limit=$(( 60 + rows * ms * 2 / 1000 ))
 	truncate -s 0 "$out/disk.img"
 	truncate -s 256M "$out/disk.img"
 	mkfs.ext4 -q -F "$out/disk.img"
+	"$out/host-alu" "$2" 1 500 >>"$out/raw.txt"
+	"$out/host-alu" "$2" "$hostcpus" 500 >>"$out/raw.txt"
 	info "scale: $1 kernel, round $2 ($cpus CPUs)"
-	if ! timeout --foreground -k 10 "$limit" "$BUILD/$1/$objname/linux" \
+	st0=$(steal)
+	timeout -k 10 "$limit" "$BUILD/$1/$objname/linux" \
 		mem=1G ncpus="$cpus" seccomp=on initrd="$out/initramfs-$1.cpio.gz" \
 		rdinit=/init ubd0="$out/disk.img" con0=fd:0,fd:1 con=null \
 		scale_kernel="$1" scale_round="$2" scale_ms="$ms" \
 		scale_threads="$SCALE_THREADS" scale_sizes="$sizes" \
 		scale_modes="$modes" scale_fs="$fslist" scale_micro="$micro" \
-		</dev/null >"$log" 2>&1; then
+		</dev/null >"$log" 2>&1 &
+	pid=$!
+	sample "$pid" >"$out/cpus-$1-$2.txt" &
+	spid=$!
+	wait "$pid" || rc=$?
+	wait "$spid"
+	if [ "$rc" != 0 ]; then
 		tail -n 30 "$log" >&2
-		die "the $1 UML kernel failed or hung (limit $limit s); log: $log"
+		die "the $1 UML kernel failed or hung (exit $rc, limit $limit s); log: $log"
 	fi
+	awk -v k="$1" -v r="$2" -v st=$(( $(steal) - st0 )) -v hz="$(getconf CLK_TCK)" \
+		-f "$TOP/scripts/scale-cpus.awk" "$out/cpus-$1-$2.txt" >>"$out/raw.txt"
 	if grep -q '^scale error' "$log" || ! grep -q '^scale done' "$log"; then
 		tail -n 30 "$log" >&2
 		die "the $1 UML run did not finish its rows; log: $log"
@@ -113,15 +152,22 @@ boot() {
 	grep '^scale kernel=' "$log" >>"$out/raw.txt"
 }
 
+hostcpus=$(( cpus < $(nproc) ? cpus : $(nproc) ))
 start=$(date +%s)
 for r in $(seq "$rounds"); do
-	boot base "$r"
-	boot patched "$r"
+	if (( RANDOM % 2 )); then
+		boot patched "$r"
+		boot base "$r"
+	else
+		boot base "$r"
+		boot patched "$r"
+	fi
 done
 {
 	echo "# make scale, $(series_label), $(awk '/^PREFIX=/ { print substr($0, 8); exit }' "$TOP/Documentation/cover-letter.txt"), $(date -u +%Y-%m-%d)"
-	echo "# host: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs, Linux $(uname -r)"
-	echo "# User-Mode Linux SMP, ncpus=$cpus, barriers: $UML_BARRIERS; $rounds boots a kernel, alternating, $ms ms a row ($(( $(date +%s) - start )) s of boots)"
+	echo "# code: $(code_hash) (sha256 of the patch-ids of $SERIES/patches; make check-figures compares it)"
+	echo "# host: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs ($(lscpu | awk -F': *' '/^Socket\(s\)/ { s = $2 } /^Core\(s\) per socket/ { c = $2 } /^Thread\(s\) per core/ { t = $2 } END { printf "%s socket(s), %s core(s) each, %s thread(s) a core", s, c, t }')$(lscpu | awk -F': *' '/^Hypervisor vendor/ { printf ", under %s", $2 }')), Linux $(uname -r)"
+	echo "# User-Mode Linux SMP, ncpus=$cpus, barriers: $UML_BARRIERS; $rounds rounds of a boot a kernel, in random order, $ms ms a row ($(( $(date +%s) - start )) s of boots)"
 	echo "# threads $SCALE_THREADS; sizes $sizes; modes $modes; fs $fslist; pieces $micro"
 	cat "$out/raw.txt"
 } >"$out/results.txt"

@@ -23,6 +23,13 @@
  *   lfence, mfence, lockadd  a fence alone: what UML makes of smp_rmb()
  *            and smp_mb() (lfence, mfence) and what x86 makes of smp_mb()
  *            (a locked add to the stack).
+ *   alu      64 additions in eight independent chains: bound by the
+ *            core's throughput, not by a latency, so it slows down when
+ *            another thread runs on the same core (an SMT sibling), as a
+ *            fast read loop does, where the loops above, latency-bound,
+ *            hardly do;
+ *   memcpy16 a 16-byte memcpy() between two buffers of the thread's own,
+ *            the copy of a 16 B read without the read.
  * The answer: "reads R0 R1 ... ns N0 N1 ... hot H/F order O", the reads and
  * the nanoseconds each thread ran, on a kernel with PAGECACHE_RCU_FREE how
  * many of the F files had PG_rcu_free on the first and the last folio read
@@ -43,10 +50,11 @@
 #define FNR_MAX_PATH	256
 
 enum fnr_op { FNR_READ, FNR_ATOMIC, FNR_CONTEND, FNR_LFENCE, FNR_MFENCE,
-	      FNR_LOCKADD };
+	      FNR_LOCKADD, FNR_ALU, FNR_MEMCPY16 };
 
 static const char * const fnr_ops[] = { "", "atomic", "contend", "lfence",
-					"mfence", "lockadd" };
+					"mfence", "lockadd", "alu",
+					"memcpy16" };
 
 struct fnr_thread {
 	enum fnr_op op;
@@ -57,6 +65,8 @@ struct fnr_thread {
 	u64 deadline_ns;
 	u64 reads;
 	u64 ns;
+	u64 alu[8];
+	char src[32], dst[32];
 	long err;
 	struct completion done;
 	struct task_struct *task;
@@ -74,8 +84,23 @@ static struct {
 /* 64 of operation @op that is not a read. */
 static void fnr_op64(struct fnr_thread *t)
 {
+	u64 a0, a1, a2, a3, a4, a5, a6, a7;
 	int i;
 
+	if (t->op == FNR_ALU) {
+		a0 = t->alu[0], a1 = t->alu[1], a2 = t->alu[2];
+		a3 = t->alu[3], a4 = t->alu[4], a5 = t->alu[5];
+		a6 = t->alu[6], a7 = t->alu[7];
+		for (i = 0; i < 64 * 8; i++)
+			asm volatile("add $1,%0; add $1,%1; add $1,%2; add $1,%3;"
+				     "add $1,%4; add $1,%5; add $1,%6; add $1,%7"
+				     : "+r" (a0), "+r" (a1), "+r" (a2), "+r" (a3),
+				       "+r" (a4), "+r" (a5), "+r" (a6), "+r" (a7));
+		t->alu[0] = a0, t->alu[1] = a1, t->alu[2] = a2;
+		t->alu[3] = a3, t->alu[4] = a4, t->alu[5] = a5;
+		t->alu[6] = a6, t->alu[7] = a7;
+		return;
+	}
 	for (i = 0; i < 64; i++) {
 		switch (t->op) {
 		case FNR_ATOMIC:
@@ -89,6 +114,11 @@ static void fnr_op64(struct fnr_thread *t)
 			break;
 		case FNR_MFENCE:
 			asm volatile("mfence" ::: "memory");
+			break;
+		case FNR_MEMCPY16:
+			/* The offset varies, so the copy is not hoisted. */
+			memcpy(t->dst, t->src + (i & 15), 16);
+			barrier_data(t->dst);
 			break;
 		default:
 			asm volatile("lock addl $0,-4(%%rsp)" ::: "memory", "cc");

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * host-alu: fnr_scale.c's "alu" loop run on the host itself, one thread
+ * bound to each of the host's CPUs 0..N-1, for make scale's header: if
+ * two threads run it at half the rate of one, the host's CPUs share
+ * cores (SMT siblings) or time, and any throughput-bound loop in UML
+ * halves with them.  Prints make scale's raw line with kernel=host:
+ *   host-alu ROUND THREADS MSECS   (mode=host-alu)
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define MAX_THREADS	64
+
+struct thr {
+	int cpu;
+	long msecs;
+	uint64_t ops;
+	double s;
+} __attribute__((aligned(64)));
+
+static pthread_barrier_t start;
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void *fn(void *arg)
+{
+	struct thr *t = arg;
+	uint64_t a0 = 0, a1 = 1, a2 = 2, a3 = 3, a4 = 4, a5 = 5, a6 = 6, a7 = 7;
+	cpu_set_t set;
+	double t0;
+	int i;
+
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set)) {
+		fprintf(stderr, "host-alu: cannot bind a thread to CPU %d\n", t->cpu);
+		exit(1);
+	}
+	pthread_barrier_wait(&start);
+	t0 = now();
+	do {
+		for (i = 0; i < 64 * 8; i++)
+			asm volatile("add $1,%0; add $1,%1; add $1,%2; add $1,%3;"
+				     "add $1,%4; add $1,%5; add $1,%6; add $1,%7"
+				     : "+r" (a0), "+r" (a1), "+r" (a2), "+r" (a3),
+				       "+r" (a4), "+r" (a5), "+r" (a6), "+r" (a7));
+		t->ops += 64;
+		t->s = now() - t0;
+	} while (t->s * 1000 < t->msecs);
+	t->ops += (a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7) & 0;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static struct thr t[MAX_THREADS];
+	pthread_t th[MAX_THREADS];
+	double rate, total = 0, min = 0, max = 0;
+	int i, n;
+
+	if (argc != 4 || (n = atoi(argv[2])) < 1 || n > MAX_THREADS) {
+		fprintf(stderr, "usage: host-alu ROUND THREADS MSECS\n");
+		return 2;
+	}
+	pthread_barrier_init(&start, NULL, n);
+	for (i = 0; i < n; i++) {
+		t[i].cpu = i;
+		t[i].msecs = atol(argv[3]);
+		pthread_create(&th[i], NULL, fn, &t[i]);
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(th[i], NULL);
+		rate = t[i].ops / t[i].s;
+		total += rate;
+		min = !i || rate < min ? rate : min;
+		max = rate > max ? rate : max;
+	}
+	printf("scale kernel=host round=%s fs=cpu mode=host-alu size=8 threads=%d total=%.0f per_thread=%.0f min=%.0f max=%.0f hot=- order=-1\n",
+	       argv[1], n, total, total / n, min, max);
+	return 0;
+}
