@@ -5,7 +5,8 @@
 #     of each kernel; p/b: the median (min-max) of each round's own
 #     patched/base (the two boots of a round run back to back); each
 #     kernel's median over its "files" row (a file per thread, nothing
-#     shared: the ceiling; "ufiles" for the user-space rows) at the same
+#     shared: the ceiling; "ufiles" for the user-space rows, "rfiles" for
+#     the rows with read(2)'s copy) at the same
 #     file system, size and threads; and over its own 1-thread row of the
 #     same mode (1.00: the rate per thread holds as threads are added).
 #  2. The pieces (fs=cpu rows): nanoseconds per operation, both kernels'
@@ -59,12 +60,12 @@
 		maxround = f["round"]
 }
 
-# paired(ROW): the rounds' own patched/base of ROW, space-separated.
-function paired(row,    r, out) {
+# paired(ROW, K): the rounds' own K/base of ROW, space-separated.
+function paired(row, k,    r, out) {
 	out = ""
 	for (r = 1; r <= maxround; r++)
-		if ((row, "base", r) in rv && (row, "patched", r) in rv && rv[row, "base", r] > 0)
-			out = out " " rv[row, "patched", r] / rv[row, "base", r]
+		if ((row, "base", r) in rv && (row, k, r) in rv && rv[row, "base", r] > 0)
+			out = out " " rv[row, k, r] / rv[row, "base", r]
 	return out
 }
 
@@ -96,57 +97,74 @@ END {
 		split(k, kr, SUBSEP)
 		nboots[kr[1]]++
 	}
-	printf "Reads a second per thread, millions: median (min-max) of %d base and\n", nboots["base"]
-	printf "%d patched boots; p/b: median (min-max) of each round's patched/base\n", nboots["patched"]
-	printf "(a round: one boot of each kernel, in random order); /fil, /1t: over\n"
-	printf "the same kernel's row with a file per thread (nothing shared), and\n"
-	printf "over its own 1-thread row (1.00: the rate per thread holds).\n"
+	# The kernels: base, patched and, if it ran, rework.
+	nk = split(nboots["rework"] ? "base patched rework" : "base patched", kn, " ")
+	printf "Reads a second per thread, millions: median (min-max) of %d boots a\n", nboots["base"]
+	printf "kernel; p/b: median (min-max) of each round's patched/base (a round:\n"
+	printf "one boot of each kernel, in random order); /fil, /1t: over the same\n"
+	printf "kernel's row with a file per thread (nothing shared), and over its\n"
+	printf "own 1-thread row (1.00: the rate per thread holds as threads are\n"
+	printf "added).\n"
+	if (nk == 3) {
+		printf "rework: the base with folio_try_get() as one atomic add and a frozen\n"
+		printf "bit (Gladyshev's idea, written in the workbench); r/b as p/b.\n"
+	}
 	if (brief) {
 		printf "Kthreads calling kernel_read() in a loop: shared: one struct file\n"
 		printf "(one folio) for all; files: a file per thread.\n\n"
 	} else {
 		printf "Modes: shared (one struct file), open (one per thread), files\n"
-		printf "(a file per thread): kthreads calling kernel_read(); ushared, ufiles:\n"
-		printf "processes calling pread() (a UML system call costs microseconds).\n\n"
+		printf "(a file per thread): kthreads calling kernel_read(); move: shared,\n"
+		printf "each thread at its own offset, moving on each read; rshared, rfiles:\n"
+		printf "shared and files with read(2)'s copy (a user buffer, ITER_UBUF; UML\n"
+		printf "walks page tables in software for it); ushared, ufiles: processes\n"
+		printf "calling pread() (a UML system call costs microseconds).\n\n"
 	}
-	# 72 columns in the cover letter (brief), 111 in the full table.
-	if (brief) {
-		printf "%-5s %5s %3s %-6s %6s %6s %5s %5s %5s %5s %5s\n", "fs", "size", "thr", "mode", "base", "patchd", "p/b",
-			"b/fil", "p/fil", "b/1t", "p/1t"
-		rfmt = "%-5s %5s %3s %-6s %6s %6s %5s %5.2f %5.2f %5.2f %5.2f\n"
-	} else {
-		printf "%-5s %5s %3s %-7s %-21s %-21s %-16s %5s %5s %5s %5s\n", "fs", "size", "thr", "mode", "base", "patched",
-			"p/b", "b/fil", "p/fil", "b/1t", "p/1t"
-		rfmt = "%-5s %5s %3s %-7s %-21s %-21s %-16s %5.2f %5.2f %5.2f %5.2f\n"
-	}
-	for (i = 1; i <= rows; i++) {
-		split(order[i], r, SUBSEP)
-		for (k = 1; k <= 2; k++) {
-			kern = k == 1 ? "base" : "patched"
-			m[order[i], kern] = median(vals[order[i], kern])
-		}
-	}
+	# At most 72 columns in the cover letter (brief).
+	printf "%-5s %5s %3s %-7s", "fs", "size", "thr", "mode"
+	for (k = 1; k <= nk; k++)
+		printf brief ? " %6s" : " %-21s", brief && kn[k] == "patched" ? "patchd" : kn[k]
+	printf brief ? " %5s" : " %-16s", "p/b"
+	if (nk == 3)
+		printf brief ? " %5s" : " %-16s", "r/b"
+	if (!brief)
+		for (k = 1; k <= nk; k++)
+			printf " %5s", substr(kn[k], 1, 1) "/fil"
+	for (k = 1; k <= nk; k++)
+		if (!brief || k < 3)
+			printf " %5s", substr(kn[k], 1, 1) "/1t"
+	printf "\n"
+	for (i = 1; i <= rows; i++)
+		for (k = 1; k <= nk; k++)
+			m[order[i], kn[k]] = median(vals[order[i], kn[k]])
 	for (i = 1; i <= rows; i++) {
 		split(order[i], r, SUBSEP)
 		if (brief && r[4] !~ /^(shared|files)$/)
 			continue
-		ceil = r[1] SUBSEP r[2] SUBSEP r[3] SUBSEP (r[4] ~ /^u/ ? "ufiles" : "files")
+		ceil = r[1] SUBSEP r[2] SUBSEP r[3] SUBSEP (r[4] ~ /^u/ ? "ufiles" : r[4] ~ /^r/ ? "rfiles" : "files")
 		one = r[1] SUBSEP r[2] SUBSEP 1 SUBSEP r[4]
-		for (k = 1; k <= 2; k++) {
-			kern = k == 1 ? "base" : "patched"
-			v = median(vals[order[i], kern])
+		printf "%-5s %5s %3s %-7s", r[1], r[2], r[3], r[4]
+		for (k = 1; k <= nk; k++) {
+			v = median(vals[order[i], kn[k]])
 			if (brief)
-				range[kern] = sprintf("%.2f", v)
+				printf " %6.2f", v
 			else
-				range[kern] = sprintf(v < 0.1 ? "%.4f (%.4f-%.4f)" : "%.3f (%.3f-%.3f)", v, lo, hi)
-			c[kern] = m[ceil, kern]
-			t1[kern] = m[one, kern]
+				printf " %-21s", sprintf(v < 0.1 ? "%.4f (%.4f-%.4f)" : "%.3f (%.3f-%.3f)", v, lo, hi)
 		}
-		pb = median(paired(order[i]))
-		pbs = brief ? sprintf("%.2f", pb) : sprintf("%.2f (%.2f-%.2f)", pb, lo, hi)
-		printf rfmt, r[1], r[2], r[3], r[4], range["base"], range["patched"], pbs,
-			m[order[i], "base"] / c["base"], m[order[i], "patched"] / c["patched"],
-			m[order[i], "base"] / t1["base"], m[order[i], "patched"] / t1["patched"]
+		for (k = 2; k <= nk; k++) {
+			v = median(paired(order[i], kn[k]))
+			if (brief)
+				printf " %5.2f", v
+			else
+				printf " %-16s", sprintf("%.2f (%.2f-%.2f)", v, lo, hi)
+		}
+		if (!brief)
+			for (k = 1; k <= nk; k++)
+				printf " %5.2f", m[order[i], kn[k]] / m[ceil, kn[k]]
+		for (k = 1; k <= nk; k++)
+			if (!brief || k < 3)
+				printf " %5.2f", m[order[i], kn[k]] / m[one, kn[k]]
+		printf "\n"
 	}
 
 	# brief: the measured table alone; the pieces are in the full table.

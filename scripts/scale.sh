@@ -10,8 +10,10 @@
 # each tree (never part of the series), one kthread bound to each CPU
 # calling kernel_read(). Modes: shared (one struct file for all threads),
 # open (the file opened per thread), files (a file per thread: nothing
-# shared, the ceiling); ushared and ufiles are the same from user space
-# (a process a CPU, pread()), what an application sees in UML. Each boot
+# shared, the ceiling), move (shared, each thread at an offset that moves
+# on each read), rshared and rfiles (shared and files with read(2)'s copy
+# to a user buffer); ushared and ufiles are shared and files from user
+# space (a process a CPU, pread()), what an application sees in UML. Each boot
 # runs every row once (scripts/scale/init.c); SCALE_ROUNDS rounds of a
 # boot of each kernel, in a random order each round; the table gives
 # medians and ranges, and the median and range of the rounds' own
@@ -25,12 +27,17 @@
 # Settings: SCALE_CPUS (default nproc, at most 64, UML's NR_CPUS here),
 # SCALE_THREADS (default 1, 2, 4 ... up to SCALE_CPUS), SCALE_ROUNDS (5),
 # SCALE_MS (1000 a row), SCALE_SIZES (16,4096,65536), SCALE_MODES
-# (shared,open,files,ushared,ufiles), SCALE_FS (tmpfs,ext4), SCALE_MICRO
+# (shared,open,files,move,rshared,rfiles,ushared,ufiles), SCALE_FS (tmpfs,ext4), SCALE_MICRO
 # (the cost of an atomic, a contended atomic, fences, a throughput-bound
 # loop and a 16 B copy: atomic,contend,lfence,mfence,lockadd,alu,
 # memcpy16), SCALE_BARRIERS (x86, the
 # default: both kernels built with x86's SMP barriers, see
 # scripts/scale/x86-barriers.h; uml: UML's own, fences).
+# A third kernel, rework (SCALE_KERNELS=base,patched,rework, the
+# default), is the base with scripts/scale/refcount-rework.patch: the
+# idea of Gladyshev's refcount rework (folio_try_get() as one atomic add
+# and a frozen bit, in no tree at 7.3-rc7), written again in the
+# workbench to answer "why not fix the refcount instead?".
 # Writes build/NAME/scale/results.txt (a header of '#' lines saying what
 # ran where, then one line a row and boot), table.txt and chart.svg/.png
 # (scripts/scale-chart.sh); build/NAME/scale-fences/ with
@@ -48,9 +55,10 @@ fi
 rounds=${SCALE_ROUNDS:-5}
 ms=${SCALE_MS:-1000}
 sizes=${SCALE_SIZES:-16,4096,65536}
-modes=${SCALE_MODES:-shared,open,files,ushared,ufiles}
+modes=${SCALE_MODES:-shared,open,files,move,rshared,rfiles,ushared,ufiles}
 fslist=${SCALE_FS:-tmpfs,ext4}
 micro=${SCALE_MICRO:-atomic,contend,lfence,mfence,lockadd,alu,memcpy16}
+kernels=${SCALE_KERNELS:-base,patched,rework}
 export UML_BARRIERS=${SCALE_BARRIERS:-x86}
 case $UML_BARRIERS in
 x86) objname=obj-uml kcflags="-include $TOP/scripts/scale/x86-barriers.h" out=$BUILD/scale ;;
@@ -74,12 +82,20 @@ grep -q '^config SMP$' "$BUILD/base/src/arch/um/Kconfig" ||
 need_cmd cpio cpio
 need_cmd mkfs.ext4 e2fsprogs
 "$TOP/scripts/apply.sh" "$BUILD/patched/src"
+case ,$kernels, in
+*,rework,*)
+	fresh_worktree "$BUILD/rework/src"
+	git -C "$BUILD/rework/src" apply "$TOP/scripts/scale/refcount-rework.patch" ||
+		die "scripts/scale/refcount-rework.patch does not apply to the base tree"
+	;;
+esac
 
 rm -rf "$out"
 mkdir -p "$out"
 gcc -static -O2 -Wall -o "$out/init" "$TOP/scripts/scale/init.c"
 gcc -O2 -Wall -pthread -o "$out/host-alu" "$TOP/scripts/scale/host-alu.c"
-for k in base patched; do
+for k in ${kernels//,/ }; do
+	[ -d "$BUILD/$k/src" ] || die "SCALE_KERNELS: no kernel '$k' (base, patched, rework)"
 	KARCH=um "$TOP/scripts/build-kernel.sh" "$BUILD/$k/src" "$BUILD/$k/$objname" uml
 	mkdir -p "$out/mod-$k" "$out/root-$k"
 	cp "$TOP/scripts/scale/fnr_scale.c" "$TOP/scripts/scale/Kbuild" "$out/mod-$k/"
@@ -155,20 +171,16 @@ boot() {
 hostcpus=$(( cpus < $(nproc) ? cpus : $(nproc) ))
 start=$(date +%s)
 for r in $(seq "$rounds"); do
-	if (( RANDOM % 2 )); then
-		boot patched "$r"
-		boot base "$r"
-	else
-		boot base "$r"
-		boot patched "$r"
-	fi
+	for k in $(tr , '\n' <<<"$kernels" | shuf); do
+		boot "$k" "$r"
+	done
 done
 {
 	echo "# make scale, $(series_label), $(awk '/^PREFIX=/ { print substr($0, 8); exit }' "$TOP/Documentation/cover-letter.txt"), $(date -u +%Y-%m-%d)"
 	echo "# code: $(code_hash) (sha256 of the patch-ids of $SERIES/patches; make check-figures compares it)"
 	echo "# host: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs ($(lscpu | awk -F': *' '/^Socket\(s\)/ { s = $2 } /^Core\(s\) per socket/ { c = $2 } /^Thread\(s\) per core/ { t = $2 } END { printf "%s socket(s), %s core(s) each, %s thread(s) a core", s, c, t }')$(lscpu | awk -F': *' '/^Hypervisor vendor/ { printf ", under %s", $2 }')), Linux $(uname -r)"
 	echo "# User-Mode Linux SMP, ncpus=$cpus, barriers: $UML_BARRIERS; $rounds rounds of a boot a kernel, in random order, $ms ms a row ($(( $(date +%s) - start )) s of boots)"
-	echo "# threads $SCALE_THREADS; sizes $sizes; modes $modes; fs $fslist; pieces $micro"
+	echo "# kernels $kernels; threads $SCALE_THREADS; sizes $sizes; modes $modes; fs $fslist; pieces $micro"
 	cat "$out/raw.txt"
 } >"$out/results.txt"
 awk -f "$TOP/scripts/median.awk" -f "$TOP/scripts/scale-table.awk" "$out/results.txt" | tee "$out/table.txt"

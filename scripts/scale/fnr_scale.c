@@ -15,7 +15,18 @@
  *   shared  one struct file (PREFIX.0) for all threads, as a database
  *           preads one descriptor from many threads;
  *   open    PREFIX.0 opened once per thread;
- *   files   PREFIX.<thread>, a file per thread: nothing shared, the ceiling.
+ *   files   PREFIX.<thread>, a file per thread: nothing shared, the ceiling;
+ *   move    one struct file, each thread reading at its own offset, which
+ *           moves on by SIZE each read (wrapping at the end of the file),
+ *           as a database reads its pages: each read changes the file's
+ *           f_ra.prev_pos, a line all threads write, where reads at one
+ *           offset leave it unchanged;
+ *   rshared, rfiles  shared and files with the copy read(2) does: the
+ *           kthreads adopt the writer's mm (kthread_use_mm()) and read
+ *           into a user buffer of their own (ITER_UBUF) with
+ *           vfs_iter_read(), where kernel_read() copies to a kernel
+ *           buffer (ITER_KVEC).  In UML, copy_to_user() walks the page
+ *           tables in software: these rows cost that, on both kernels.
  * Modes that read nothing, to cost the pieces (PREFIX and SIZE ignored):
  *   atomic   each thread increments its own counter (a line of its own);
  *   contend  all threads increment one counter: each increment pulls the
@@ -44,6 +55,9 @@
 #include <linux/slab.h>
 #include <linux/delay.h>
 #include <linux/wait.h>
+#include <linux/mman.h>
+#include <linux/sched/mm.h>
+#include <linux/uio.h>
 
 #define FNR_MAX_THREADS	64
 #define FNR_MAX_SIZE	(64 << 10)
@@ -61,6 +75,10 @@ struct fnr_thread {
 	atomic_long_t counter;
 	struct file *file;
 	char *buf;
+	char __user *ubuf;		/* rshared, rfiles: in @mm */
+	struct mm_struct *mm;
+	bool move;			/* move: the offset moves on */
+	loff_t next;
 	size_t size;
 	u64 deadline_ns;
 	u64 reads;
@@ -135,6 +153,10 @@ static int fnr_thread_fn(void *arg)
 	ssize_t n;
 	int i;
 
+	struct iov_iter iter;
+
+	if (t->mm)
+		kthread_use_mm(t->mm);
 	atomic_inc(&fnr_ready);
 	wait_event(fnr_wq, READ_ONCE(fnr_go));
 	start = ktime_get_ns();
@@ -142,8 +164,18 @@ static int fnr_thread_fn(void *arg)
 		if (t->op != FNR_READ)
 			fnr_op64(t);
 		for (i = 0; t->op == FNR_READ && i < 64; i++) {
-			pos = 0;
-			n = kernel_read(t->file, t->buf, t->size, &pos);
+			pos = t->next;
+			if (t->move) {
+				t->next += t->size;
+				if (t->next + t->size > i_size_read(file_inode(t->file)))
+					t->next = 0;
+			}
+			if (t->mm) {
+				iov_iter_ubuf(&iter, ITER_DEST, t->ubuf, t->size);
+				n = vfs_iter_read(t->file, &iter, &pos, 0);
+			} else {
+				n = kernel_read(t->file, t->buf, t->size, &pos);
+			}
 			if (n != t->size) {
 				t->err = n < 0 ? n : -EIO;
 				goto out;
@@ -156,6 +188,8 @@ static int fnr_thread_fn(void *arg)
 		cond_resched();
 	}
 out:
+	if (t->mm)
+		kthread_unuse_mm(t->mm);
 	complete(&t->done);
 	while (!kthread_should_stop()) {
 		set_current_state(TASK_INTERRUPTIBLE);
@@ -195,8 +229,12 @@ static int fnr_run(const char *prefix, int threads, int msecs, size_t size,
 	int i, files = 0, hot = 0, order = -1, len, ret = 0;
 	struct folio *folio;
 	char path[FNR_MAX_PATH + 8];
-	bool shared = !strcmp(mode, "shared"), per_file = !strcmp(mode, "files");
+	bool move = !strcmp(mode, "move"), user = mode[0] == 'r';
+	bool shared = move || !strcmp(mode + user, "shared");
+	bool per_file = !strcmp(mode + user, "files");
 	enum fnr_op op = FNR_READ;
+	unsigned long ubuf = 0, stride = PAGE_ALIGN(size);
+	struct mm_struct *mm = NULL;
 
 	for (i = FNR_ATOMIC; i < ARRAY_SIZE(fnr_ops); i++)
 		if (!strcmp(mode, fnr_ops[i]))
@@ -207,6 +245,17 @@ static int fnr_run(const char *prefix, int threads, int msecs, size_t size,
 	    threads > num_online_cpus() || msecs < 1 || !size ||
 	    size > FNR_MAX_SIZE)
 		return -EINVAL;
+	/* A user buffer a thread, a page apart, in the writer's mm. */
+	if (op == FNR_READ && user) {
+		if (!current->mm)
+			return -EINVAL;
+		ubuf = vm_mmap(NULL, 0, threads * stride, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, 0);
+		if (IS_ERR_VALUE(ubuf))
+			return ubuf;
+		mm = current->mm;
+		mmget(mm);
+	}
 
 	for (i = 0; i < threads; i++) {
 		t[i] = kzalloc(sizeof(*t[i]), GFP_KERNEL);
@@ -221,6 +270,10 @@ static int fnr_run(const char *prefix, int threads, int msecs, size_t size,
 		}
 		t[i]->size = size;
 		t[i]->op = op;
+		t[i]->move = move;
+		t[i]->mm = mm;
+		if (mm)
+			t[i]->ubuf = (char __user *)(ubuf + i * stride);
 		t[i]->deadline_ns = (u64)msecs * NSEC_PER_MSEC;
 		init_completion(&t[i]->done);
 		if (op != FNR_READ)
@@ -237,7 +290,7 @@ static int fnr_run(const char *prefix, int threads, int msecs, size_t size,
 			goto out;
 		}
 		files++;
-		if (fnr_hot(t[i]->file, size) > 0)
+		if (fnr_hot(t[i]->file, move ? i_size_read(file_inode(t[i]->file)) : size) > 0)
 			hot++;
 		folio = filemap_get_folio(t[i]->file->f_mapping, 0);
 		if (!IS_ERR(folio)) {
@@ -248,6 +301,10 @@ static int fnr_run(const char *prefix, int threads, int msecs, size_t size,
 	}
 	if (!IS_ENABLED(CONFIG_PAGECACHE_RCU_FREE) || op != FNR_READ)
 		hot = -1;
+	/* move: the threads start spread over the file. */
+	for (i = 0; move && i < threads; i++)
+		t[i]->next = rounddown(i * i_size_read(file_inode(t[0]->file)) /
+				       threads, size);
 
 	atomic_set(&fnr_ready, 0);
 	WRITE_ONCE(fnr_go, false);
@@ -290,6 +347,10 @@ out:
 			fput(t[i]->file);
 		kfree(t[i]->buf);
 		kfree(t[i]);
+	}
+	if (mm) {
+		vm_munmap(ubuf, threads * stride);
+		mmput(mm);
 	}
 	return ret;
 }

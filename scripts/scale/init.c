@@ -6,8 +6,9 @@
  *   scale kernel=K round=R fs=F mode=M size=S threads=N total=T per_thread=P
  *         min=A max=B hot=H/F order=O
  * total: reads a second of all threads, per_thread: total / N, min and max:
- * the slowest and the fastest thread.  Modes shared, open and files are
- * fnr_scale.ko's kthreads (see there); ushared and ufiles are user space:
+ * the slowest and the fastest thread.  Modes shared, open, files, move,
+ * rshared and rfiles are fnr_scale.ko's kthreads (see there); ushared and
+ * ufiles are user space:
  * N processes, each bound to a CPU, pread() in a loop from one descriptor
  * opened before fork() (one struct file) or from a file each.  In UML a
  * system call from user space costs microseconds: those rows show what an
@@ -271,7 +272,7 @@ static void run_row(const char *fs, const char *prefix, int threads,
 int main(void)
 {
 	const char *ms = param("scale_ms", "1000");
-	char fslist[64], tlist[64], slist[64], mlist[64], prefix[64], *fs, *t,
+	char fslist[64], tlist[64], slist[64], mlist[128], prefix[64], *fs, *t,
 	     *s, *m, *sp1, *sp2, *sp3, *sp4;
 	int fd, maxthreads = 1;
 
