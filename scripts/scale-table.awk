@@ -121,18 +121,18 @@ END {
 		printf "calling pread() (a UML system call costs microseconds).\n\n"
 	}
 	# At most 72 columns in the cover letter (brief).
-	printf "%-5s %5s %3s %-7s", "fs", "size", "thr", "mode"
+	mfmt = brief ? "%-5s %5s %3s %-6s" : "%-5s %5s %3s %-7s"
+	printf mfmt, "fs", "size", "thr", "mode"
 	for (k = 1; k <= nk; k++)
 		printf brief ? " %6s" : " %-21s", brief && kn[k] == "patched" ? "patchd" : kn[k]
-	printf brief ? " %5s" : " %-16s", "p/b"
+	printf brief ? " %4s" : " %-16s", "p/b"
 	if (nk == 3)
-		printf brief ? " %5s" : " %-16s", "r/b"
+		printf brief ? " %4s" : " %-16s", "r/b"
 	if (!brief)
 		for (k = 1; k <= nk; k++)
 			printf " %5s", substr(kn[k], 1, 1) "/fil"
 	for (k = 1; k <= nk; k++)
-		if (!brief || k < 3)
-			printf " %5s", substr(kn[k], 1, 1) "/1t"
+		printf brief ? " %4s" : " %5s", substr(kn[k], 1, 1) "/1t"
 	printf "\n"
 	for (i = 1; i <= rows; i++)
 		for (k = 1; k <= nk; k++)
@@ -143,7 +143,7 @@ END {
 			continue
 		ceil = r[1] SUBSEP r[2] SUBSEP r[3] SUBSEP (r[4] ~ /^u/ ? "ufiles" : r[4] ~ /^r/ ? "rfiles" : "files")
 		one = r[1] SUBSEP r[2] SUBSEP 1 SUBSEP r[4]
-		printf "%-5s %5s %3s %-7s", r[1], r[2], r[3], r[4]
+		printf mfmt, r[1], r[2], r[3], r[4]
 		for (k = 1; k <= nk; k++) {
 			v = median(vals[order[i], kn[k]])
 			if (brief)
@@ -154,7 +154,7 @@ END {
 		for (k = 2; k <= nk; k++) {
 			v = median(paired(order[i], kn[k]))
 			if (brief)
-				printf " %5.2f", v
+				printf " %4.2f", v
 			else
 				printf " %-16s", sprintf("%.2f (%.2f-%.2f)", v, lo, hi)
 		}
@@ -162,8 +162,7 @@ END {
 			for (k = 1; k <= nk; k++)
 				printf " %5.2f", m[order[i], kn[k]] / m[ceil, kn[k]]
 		for (k = 1; k <= nk; k++)
-			if (!brief || k < 3)
-				printf " %5.2f", m[order[i], kn[k]] / m[one, kn[k]]
+			printf brief ? " %4.2f" : " %5.2f", m[order[i], kn[k]] / m[one, kn[k]]
 		printf "\n"
 	}
 
