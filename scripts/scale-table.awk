@@ -3,7 +3,7 @@
 # kernel=K round=R fs=F mode=M size=S threads=N ... per_thread=P ...").
 #  1. Reads a second per thread (millions), median (min-max) over the boots
 #     of each kernel; p/b: the median (min-max) of each round's own
-#     patched/base (the two boots of a round run back to back); each
+#     patched/base (a round boots each kernel once, in random order); each
 #     kernel's median over its "files" row (a file per thread, nothing
 #     shared: the ceiling; "ufiles" for the user-space rows, "rfiles" for
 #     the rows with read(2)'s copy) at the same

@@ -136,11 +136,11 @@ boot() {
 	local log=$out/boot-$1-$2.log limit pid spid rc=0 st0
 	# Twice the rows' time, plus a minute for the boot and the files.
 	limit=$(( 60 + rows * ms * 2 / 1000 ))
+	"$out/host-alu" "$2" 1 500 >>"$out/raw.txt"
+	"$out/host-alu" "$2" "$hostcpus" 500 >>"$out/raw.txt"
 	truncate -s 0 "$out/disk.img"
 	truncate -s 256M "$out/disk.img"
 	mkfs.ext4 -q -F "$out/disk.img"
-	"$out/host-alu" "$2" 1 500 >>"$out/raw.txt"
-	"$out/host-alu" "$2" "$hostcpus" 500 >>"$out/raw.txt"
 	info "scale: $1 kernel, round $2 ($cpus CPUs)"
 	st0=$(steal)
 	timeout -k 10 "$limit" "$BUILD/$1/$objname/linux" \
@@ -161,9 +161,10 @@ boot() {
 	fi
 	awk -v k="$1" -v r="$2" -v st=$(( $(steal) - st0 )) -v hz="$(getconf CLK_TCK)" \
 		-f "$TOP/scripts/scale-cpus.awk" "$out/cpus-$1-$2.txt" >>"$out/raw.txt"
-	if grep -q '^scale error' "$log" || ! grep -q '^scale done' "$log"; then
+	if grep -qE '^scale error|BUG:|WARNING:|Oops|Bad page|nonzero _refcount' "$log" ||
+		! grep -q '^scale done' "$log"; then
 		tail -n 30 "$log" >&2
-		die "the $1 UML run did not finish its rows; log: $log"
+		die "the $1 UML run reported an error or a kernel splat, or did not finish its rows; log: $log"
 	fi
 	grep '^scale kernel=' "$log" >>"$out/raw.txt"
 }

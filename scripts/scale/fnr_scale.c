@@ -19,8 +19,11 @@
  *   move    one struct file, each thread reading at its own offset, which
  *           moves on by SIZE each read (wrapping at the end of the file),
  *           as a database reads its pages: each read changes the file's
- *           f_ra.prev_pos, a line all threads write, where reads at one
- *           offset leave it unchanged;
+ *           f_ra.prev_pos, a line all threads write.  filemap_read()
+ *           writes it on every read of the base as well; the series'
+ *           reads store only a change, and its tmpfs read tracks it
+ *           where the base's does not.  init.c runs it only where each
+ *           thread has SIZE bytes of the file of its own;
  *   rshared, rfiles  shared and files with the copy read(2) does: the
  *           kthreads adopt the writer's mm (kthread_use_mm()) and read
  *           into a user buffer of their own (ITER_UBUF) with

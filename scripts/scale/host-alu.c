@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * host-alu: fnr_scale.c's "alu" loop run on the host itself, one thread
- * bound to each of the host's CPUs 0..N-1, for make scale's header: if
+ * bound to each of the first N CPUs it may run on, for make scale: if
  * two threads run it at half the rate of one, the host's CPUs share
  * cores (SMT siblings) or time, and any throughput-bound loop in UML
  * halves with them.  Prints make scale's raw line with kernel=host:
@@ -68,15 +68,26 @@ int main(int argc, char **argv)
 	static struct thr t[MAX_THREADS];
 	pthread_t th[MAX_THREADS];
 	double rate, total = 0, min = 0, max = 0;
-	int i, n;
+	cpu_set_t mine;
+	int i, n, cpu = -1;
 
 	if (argc != 4 || (n = atoi(argv[2])) < 1 || n > MAX_THREADS) {
 		fprintf(stderr, "usage: host-alu ROUND THREADS MSECS\n");
 		return 2;
 	}
+	if (sched_getaffinity(0, sizeof(mine), &mine)) {
+		perror("host-alu: sched_getaffinity");
+		return 1;
+	}
 	pthread_barrier_init(&start, NULL, n);
 	for (i = 0; i < n; i++) {
-		t[i].cpu = i;
+		while (++cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &mine))
+			;
+		if (cpu == CPU_SETSIZE) {
+			fprintf(stderr, "host-alu: fewer than %d CPUs to run on\n", n);
+			return 1;
+		}
+		t[i].cpu = cpu;
 		t[i].msecs = atol(argv[3]);
 		pthread_create(&th[i], NULL, fn, &t[i]);
 	}

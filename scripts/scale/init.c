@@ -247,6 +247,9 @@ static void run_row(const char *fs, const char *prefix, int threads,
 		fail("%d threads: 1 to 64", threads);
 	if (mode[0] == 'u')
 		return run_urow(fs, prefix, threads, ms, size, mode);
+	/* move needs SIZE bytes of the file a thread, or it reads at 0. */
+	if (!strcmp(mode, "move") && size * threads > FILE_SIZE)
+		return;
 	snprintf(cmd, sizeof(cmd), "%s %d %s %ld %s", prefix, threads, ms,
 		 size, mode);
 	fd = open("/sys/kernel/debug/fnr_scale/run", O_RDWR);
