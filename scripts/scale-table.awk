@@ -99,19 +99,26 @@ END {
 	}
 	# The kernels: base, patched and, if it ran, rework.
 	nk = split(nboots["rework"] ? "base patched rework" : "base patched", kn, " ")
-	printf "Reads a second per thread, millions: median (min-max) of %d boots a\n", nboots["base"]
-	printf "kernel; p/b: median (min-max) of each round's patched/base (a round:\n"
-	printf "one boot of each kernel, in random order); /fil, /1t: over the same\n"
-	printf "kernel's row with a file per thread (nothing shared), and over its\n"
-	printf "own 1-thread row (1.00: the rate per thread holds as threads are\n"
-	printf "added).\n"
-	if (nk == 3) {
-		printf "rework: the base with folio_try_get() as one atomic add and a frozen\n"
-		printf "bit (Gladyshev's idea, written in the workbench); r/b as p/b.\n"
+	if (brief) {
+		printf "Reads a second per thread, millions, median of %d boots a kernel;\n", nboots["base"]
+		printf "p/b, r/b: median of each round's own ratio to base (a round boots\n"
+		printf "each kernel once, in random order); /1t: over the kernel's own\n"
+		printf "1-thread row.  rework: base with folio_try_get() as one atomic add\n"
+		printf "and a frozen bit (Gladyshev's idea, written in the workbench).\n"
+	} else {
+		printf "Reads a second per thread, millions: median (min-max) of %d boots a\n", nboots["base"]
+		printf "kernel; p/b: median (min-max) of each round's patched/base (a round:\n"
+		printf "one boot of each kernel, in random order); /fil, /1t: over the same\n"
+		printf "kernel's row with a file per thread (nothing shared), and over its\n"
+		printf "own 1-thread row (1.00: the rate per thread holds as threads are\n"
+		printf "added).\n"
+		if (nk == 3) {
+			printf "rework: the base with folio_try_get() as one atomic add and a frozen\n"
+			printf "bit (Gladyshev's idea, written in the workbench); r/b as p/b.\n"
+		}
 	}
 	if (brief) {
-		printf "Kthreads calling kernel_read() in a loop: shared: one struct file\n"
-		printf "(one folio) for all; files: a file per thread.\n\n"
+		printf "Kthreads kernel_read() one struct file (shared) or a file each.\n\n"
 	} else {
 		printf "Modes: shared (one struct file), open (one per thread), files\n"
 		printf "(a file per thread): kthreads calling kernel_read(); move: shared,\n"
