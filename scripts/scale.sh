@@ -98,7 +98,7 @@ for k in ${kernels//,/ }; do
 	[ -d "$BUILD/$k/src" ] || die "SCALE_KERNELS: no kernel '$k' (base, patched, rework)"
 	KARCH=um "$TOP/scripts/build-kernel.sh" "$BUILD/$k/src" "$BUILD/$k/$objname" uml
 	mkdir -p "$out/mod-$k" "$out/root-$k"
-	cp "$TOP/scripts/scale/fnr_scale.c" "$TOP/scripts/scale/Kbuild" "$out/mod-$k/"
+	cp "$TOP/scripts/scale/fnr_scale.c" "$TOP/scripts/scale/alu.h" "$TOP/scripts/scale/Kbuild" "$out/mod-$k/"
 	KCFLAGS=$kcflags make -s -C "$BUILD/$k/src" O="$BUILD/$k/$objname" ARCH=um SUBARCH=x86_64 \
 		M="$out/mod-$k" modules >"$out/mod-$k/build.log" 2>&1 ||
 		{ cat "$out/mod-$k/build.log" >&2; die "the bench module did not build against the $k tree"; }

@@ -62,6 +62,8 @@
 #include <linux/sched/mm.h>
 #include <linux/uio.h>
 
+#include "alu.h"
+
 #define FNR_MAX_THREADS	64
 #define FNR_MAX_SIZE	(64 << 10)
 #define FNR_MAX_PATH	256
@@ -113,10 +115,7 @@ static void fnr_op64(struct fnr_thread *t)
 		a3 = t->alu[3], a4 = t->alu[4], a5 = t->alu[5];
 		a6 = t->alu[6], a7 = t->alu[7];
 		for (i = 0; i < 64 * 8; i++)
-			asm volatile("add $1,%0; add $1,%1; add $1,%2; add $1,%3;"
-				     "add $1,%4; add $1,%5; add $1,%6; add $1,%7"
-				     : "+r" (a0), "+r" (a1), "+r" (a2), "+r" (a3),
-				       "+r" (a4), "+r" (a5), "+r" (a6), "+r" (a7));
+			FNR_ALU8(a0, a1, a2, a3, a4, a5, a6, a7);
 		t->alu[0] = a0, t->alu[1] = a1, t->alu[2] = a2;
 		t->alu[3] = a3, t->alu[4] = a4, t->alu[5] = a5;
 		t->alu[6] = a6, t->alu[7] = a7;

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "alu.h"
+
 #define MAX_THREADS	64
 
 struct thr {
@@ -52,10 +54,7 @@ static void *fn(void *arg)
 	t0 = now();
 	do {
 		for (i = 0; i < 64 * 8; i++)
-			asm volatile("add $1,%0; add $1,%1; add $1,%2; add $1,%3;"
-				     "add $1,%4; add $1,%5; add $1,%6; add $1,%7"
-				     : "+r" (a0), "+r" (a1), "+r" (a2), "+r" (a3),
-				       "+r" (a4), "+r" (a5), "+r" (a6), "+r" (a7));
+			FNR_ALU8(a0, a1, a2, a3, a4, a5, a6, a7);
 		t->ops += 64;
 		t->s = now() - t0;
 	} while (t->s * 1000 < t->msecs);
