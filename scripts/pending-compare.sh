@@ -41,7 +41,7 @@ done
 {
 	echo "# scripts/pending-compare.sh: make bench's pending job (scripts/guest/jobs/bench-pending) on the"
 	echo "# patched check kernel, QEMU $(cat "$BUILD/accel" 2>/dev/null || echo tcg), 2 vCPUs, 1 GiB; $(series_label), $(date -u +%F)"
-	echo "# code: $(code_hash) (sha256 of the patch-ids of $SERIES/patches)"
+	echo "# code: $(code_hash) (sha256 of the patch-ids of $SERIES/patches, kernel code only)"
 	echo "# settings of vm.rcu_free_expedite_pages: $*, alternating, $rounds rounds; values per round separated by '|'"
 	echo "# churn: pending_bench -k KIND -P procs, 4 s each: avg and peak MiB pending (sampled every 2 ms),"
 	echo "# churn MiB/s, expedited grace periods a second; truncate: one 256 MiB hot file, peak MiB, ms until"

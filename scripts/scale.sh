@@ -178,7 +178,7 @@ for r in $(seq "$rounds"); do
 done
 {
 	echo "# make scale, $(series_label), $(awk '/^PREFIX=/ { print substr($0, 8); exit }' "$TOP/Documentation/cover-letter.txt"), $(date -u +%Y-%m-%d)"
-	echo "# code: $(code_hash) (sha256 of the patch-ids of $SERIES/patches; make check-figures compares it)"
+	echo "# code: $(code_hash) (sha256 of the patch-ids of $SERIES/patches, kernel code only; make check-figures compares it)"
 	echo "# host: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs ($(lscpu | awk -F': *' '/^Socket\(s\)/ { s = $2 } /^Core\(s\) per socket/ { c = $2 } /^Thread\(s\) per core/ { t = $2 } END { printf "%s socket(s), %s core(s) each, %s thread(s) a core", s, c, t }')$(lscpu | awk -F': *' '/^Hypervisor vendor/ { printf ", under %s", $2 }')), Linux $(uname -r)"
 	echo "# User-Mode Linux SMP, ncpus=$cpus, barriers: $UML_BARRIERS; $rounds rounds of a boot a kernel, in random order, $ms ms a row ($(( $(date +%s) - start )) s of boots)"
 	echo "# kernels $kernels; threads $SCALE_THREADS; sizes $sizes; modes $modes; fs $fslist; pieces $micro"
