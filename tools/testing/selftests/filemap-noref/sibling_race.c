@@ -19,14 +19,30 @@
  * and up, so that each replaces the other.  On CONFIG_DEBUG_VM kernels
  * readers stop 20 ms before each step to the next folio (debugfs
  * filemap_noref/delay_next_us): the range must be dropped and read back
- * meanwhile.  Any wrong byte fails the test; the bug it guards against kills
- * the reader with an oops, which the harness reports as a failure.  There
+ * meanwhile; and 1 ms after a folio's checks, before its copy
+ * (delay_copy_us), so that a drop can free the folio under the copy.
+ * Any wrong byte fails the test; the bug it guards against kills the
+ * reader with an oops, which the harness reports as a failure.  There
  * too, debugfs filemap_noref/sibling_entries counts the sibling entries
  * readers met, and the test requires one or more (it races on up to
  * SIBLING_WAIT_S past FNR_SECONDS for it): a run that never met one did
- * not race.  The copies that overlapped a drop are only logged.
+ * not race; and, where debugfs counts them, one copy or more that a drop
+ * overlapped (filemap_noref/overlapped_reads).
  *
- * Skips unless FNR_DIR is on xfs.  Environment: FNR_DIR, FNR_SECONDS
+ * sibling.control is its control: the same race, readers, droppers and
+ * delays, with the RCU deferral off (debugfs filemap_noref/defer_free 0) on
+ * a kernel booted with page_poison=1, for FNR_CONTROL_SECONDS (default
+ * 30) or until a reader copies the page poison of a dropped folio, which
+ * it must: else this race cannot find a folio freed under its readers.
+ * Without the copy's delay it read none in 30 s: the droppers read the
+ * range back at once, and the freed pages, reused, held other pages of
+ * the file (61 bad reads), which a wrong lookup could give too.
+ * It skips where FNR_SKIP_CONTROL is set, as in make check's main boot;
+ * the control boot runs it.
+ *
+ * Skips unless FNR_DIR is on xfs (ext4 has large folios since 6.16 too,
+ * but there, in one run, readers met no sibling entry and no copy
+ * overlapped a drop in 64 s).  Environment: FNR_DIR, FNR_SECONDS
  * (default 4), FNR_READERS (default 2).
  */
 #ifndef _GNU_SOURCE
@@ -48,7 +64,9 @@
 #define DROPPERS	2
 #define FNR_DEBUGFS	"/sys/kernel/debug/filemap_noref/"
 #define DELAY_NEXT	FNR_DEBUGFS "delay_next_us"
+#define DELAY_COPY	FNR_DEBUGFS "delay_copy_us"
 #define SIBLINGS	FNR_DEBUGFS "sibling_entries"
+#define DEFER_FREE	FNR_DEBUGFS "defer_free"
 /* A sibling entry met every few seconds under QEMU TCG: wait up to this. */
 #define SIBLING_WAIT_S	60
 
@@ -57,6 +75,7 @@ struct sibling_race {
 	pthread_barrier_t start;
 	struct fnr_stop ctl;
 	unsigned long reads, drops;
+	unsigned long poison;	/* reads of a freed page (control) */
 	struct fnr_bad bad;
 };
 
@@ -91,6 +110,8 @@ static void *reader_fn(void *arg)
 		w->n++;
 		if (!fnr_check(w->buf, len, off, FILE_ID, 1, why, sizeof(why)))
 			continue;
+		if (fnr_poison_read(w->buf, len, off))
+			__atomic_add_fetch(&r->poison, 1, __ATOMIC_RELAXED);
 		fnr_bad_read(&r->bad, off, got, why);
 	}
 	return NULL;
@@ -150,6 +171,7 @@ FIXTURE(sibling)
 	struct sibling_race r;
 	char path[PATH_MAX];
 	bool delay_on;
+	bool defer_off;		/* defer_free is 0: put it back to 1 */
 };
 
 FIXTURE_SETUP(sibling)
@@ -177,28 +199,37 @@ FIXTURE_SETUP(sibling)
 	if (!access(DELAY_NEXT, W_OK)) {
 		self->delay_on = true;
 		ASSERT_EQ(0, fnr_write_str(DELAY_NEXT, "20000\n"));
+		ASSERT_EQ(0, fnr_write_str(DELAY_COPY, "1000\n"));
 	}
 }
 
 /* In the parent, so this also happens when the test dies. */
 FIXTURE_TEARDOWN_PARENT(sibling)
 {
+	if (self->defer_off && fnr_write_str(DEFER_FREE, "1\n"))
+		TH_LOG("could not restore %s: %s", DEFER_FREE, strerror(errno));
 	if (self->delay_on && fnr_write_str(DELAY_NEXT, "0\n"))
 		TH_LOG("could not reset %s: %s", DELAY_NEXT, strerror(errno));
+	if (self->delay_on && fnr_write_str(DELAY_COPY, "0\n"))
+		TH_LOG("could not reset %s: %s", DELAY_COPY, strerror(errno));
 	if (self->path[0])
 		unlink(self->path);
 }
 
-/* Above the longest race: FNR_SECONDS at most 90, then SIBLING_WAIT_S. */
-TEST_F_TIMEOUT(sibling, race, 210)
+/*
+ * Race readers against droppers for @secs; a main run goes on until a
+ * reader met a sibling entry and a copy overlapped a drop (where they are
+ * counted), a control run stops at the first read of a freed page.
+ */
+static void sibling_run(struct __test_metadata *_metadata,
+			FIXTURE_DATA(sibling) *self, long secs, bool control)
 {
-	long secs = fnr_env_long("FNR_SECONDS", 4, 1, 90);
 	long i, nr = fnr_env_long("FNR_READERS", 2, 1, 64);
 	struct worker *w = calloc(nr + DROPPERS, sizeof(*w));
 	struct sibling_race *r = &self->r;
 	long siblings = fnr_read_long(SIBLINGS);
 	char why[128], met[32] = "n/a";
-	double end;
+	double start, end, ran;
 	long noref, overlapped, now;
 
 	ASSERT_NE(NULL, w);
@@ -215,14 +246,21 @@ TEST_F_TIMEOUT(sibling, race, 210)
 	noref = fnr_vmstat(FNR_NOREF_READ);
 	overlapped = fnr_overlapped();
 	pthread_barrier_wait(&r->start);
-	end = fnr_now() + secs;
-	/* Where they are counted, go on until one sibling entry was met. */
+	start = fnr_now();
+	end = start + secs;
+	/*
+	 * Where they are counted, go on until one sibling entry was met and
+	 * one copy overlapped a drop.
+	 */
 	while (!fnr_stopped(&r->ctl) &&
+	       !(control && __atomic_load_n(&r->poison, __ATOMIC_RELAXED)) &&
 	       (fnr_now() < end ||
-		(siblings >= 0 && fnr_now() < end + SIBLING_WAIT_S &&
-		 fnr_read_long(SIBLINGS) == siblings)))
+		(!control && fnr_now() < end + SIBLING_WAIT_S &&
+		 ((siblings >= 0 && fnr_read_long(SIBLINGS) == siblings) ||
+		  !fnr_overlapped_since(overlapped)))))
 		usleep(10000);
 	fnr_set_stop(&r->ctl);
+	ran = fnr_now() - start;
 	for (i = 0; i < nr + DROPPERS; i++) {
 		ASSERT_EQ(0, pthread_join(w[i].th, NULL));
 		if (i < nr)
@@ -240,28 +278,65 @@ TEST_F_TIMEOUT(sibling, race, 210)
 		snprintf(met, sizeof(met), "%ld", siblings);
 	}
 
-	TH_LOG("%lu reads, %lu bad; %lu ranges dropped and read back; sibling entries met: %s%s",
-	       r->reads, r->bad.n, r->drops, met,
-	       self->delay_on ? " (readers delayed between folios)" : "");
+	TH_LOG("%lu reads in %.1f s, %lu bad (%lu of a freed page); %lu ranges dropped and read back; sibling entries met: %s%s%s",
+	       r->reads, ran, r->bad.n, r->poison, r->drops, met,
+	       self->delay_on ? " (readers delayed between folios)" : "",
+	       control ? "; control: defer_free=0" : "");
 	if (r->bad.have_why)
 		TH_LOG("first bad read: %s", r->bad.why);
 	ASSERT_FALSE(r->ctl.have_err) TH_LOG("%s", r->ctl.err);
 	ASSERT_LT(0, r->reads);
 	ASSERT_LT(0, r->drops);
+	if (control) {
+		/* Its premise is the poison it read, nothing else. */
+		EXPECT_LT(0, r->poison)
+			TH_LOG("defer_free=0 but no page poison read: %s",
+			       "the test could not detect the injected bug");
+		return;
+	}
 	ASSERT_EQ(0, fnr_noref_premise(noref, why, sizeof(why)))
 		TH_LOG("%s", why);
 	/*
-	 * Its race is the sibling entry, which readers refuse: a copy that
-	 * overlapped a drop is only logged (the debug kernel met none in one
-	 * run of 64 s, with 5 sibling entries).
+	 * Two races: the sibling entry, which readers refuse, and a drop
+	 * under a copy, which the copy's delay makes likely (13 overlapped
+	 * reads in 4 s; without the delay, none in one run of 64 s).
 	 */
-	fnr_overlap_log(fnr_overlapped_since(overlapped),
-			"a sibling entry met");
+	ASSERT_EQ(0, fnr_overlap_premise(fnr_overlapped_since(overlapped),
+					 why, sizeof(why)))
+		TH_LOG("%s", why);
 	/* -1: no CONFIG_DEBUG_VM, nothing counts them. */
 	if (siblings >= 0)
 		ASSERT_LT(0, siblings)
 			TH_LOG("no reader met a sibling entry: the race did not happen");
 	EXPECT_EQ(0, r->bad.n);
+}
+
+/* Above the longest race: FNR_SECONDS at most 90, then SIBLING_WAIT_S. */
+TEST_F_TIMEOUT(sibling, race, 210)
+{
+	sibling_run(_metadata, self, fnr_env_long("FNR_SECONDS", 4, 1, 90),
+		    false);
+}
+
+TEST_F_TIMEOUT(sibling, control, 210)
+{
+	const char *no = getenv("FNR_SKIP_CONTROL");
+
+	if (no && *no && strcmp(no, "0"))
+		SKIP(return, "FNR_SKIP_CONTROL is set");
+	if (access(DEFER_FREE, W_OK))
+		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
+		     DEFER_FREE, strerror(errno));
+	if (!fnr_page_poison())
+		SKIP(return, "%s", FNR_NO_POISON);
+	ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "0\n"))
+		TH_LOG("write 0 to %s: %s", DEFER_FREE, strerror(errno));
+	self->defer_off = true;
+	sibling_run(_metadata, self,
+		    fnr_env_long("FNR_CONTROL_SECONDS", 30, 1, 90), true);
+	ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "1\n"))
+		TH_LOG("restore %s: %s", DEFER_FREE, strerror(errno));
+	self->defer_off = false;
 }
 
 TEST_HARNESS_MAIN
