@@ -10,7 +10,8 @@
 # switch), and with DEBUG=1 scripts/debug.config; 'flagroom' and 'i386'
 # are check plus scripts/flagroom.config (every option that takes
 # page->flags bits) or scripts/i386.config (with KARCH=i386); 'xfstests'
-# is check plus scripts/xfstests.config (make xfstests), 'kcsan' and
+# is check plus scripts/xfstests.config (make xfstests), 'numa' check
+# plus scripts/numa.config (make check's NUMA boot), 'kcsan' and
 # 'kmsan' check plus scripts/kcsan.config or scripts/kmsan.config (make
 # check-kcsan, make check-kmsan, which sets KCC=clang-NN); 'arm64'
 # (with KARCH=arm64, cross-built with Debian's gcc-aarch64-linux-gnu) is
@@ -45,7 +46,7 @@ check)
 		frags+=("$(config_fragment debug.config)")
 	fi
 	;;
-flagroom | i386 | xfstests | kcsan | kmsan)
+flagroom | i386 | xfstests | kcsan | kmsan | numa)
 	frags+=("$TOP/tools/testing/selftests/filemap-noref/config"
 		"$(config_fragment "$3.config")")
 	;;
@@ -67,7 +68,7 @@ uml)
 		export KCFLAGS="-include $TOP/scripts/scale/x86-barriers.h"
 	fi
 	;;
-*) die "unknown kernel flavor '$3' (bisect, bench, check, flagroom, i386, xfstests, kcsan, kmsan, arm64 or uml)" ;;
+*) die "unknown kernel flavor '$3' (bisect, bench, check, flagroom, i386, xfstests, kcsan, kmsan, numa, arm64 or uml)" ;;
 esac
 
 if [ "$3" != i386 ] && grep -q '^config PAGECACHE_RCU_FREE$' "$src/mm/Kconfig"; then

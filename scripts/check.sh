@@ -84,6 +84,11 @@ fi
 if [ $oom_check = 1 ]; then
 	"$TOP/scripts/build-kernel.sh" "$BUILD/base/src" "$BUILD/base/obj-check" check
 fi
+# The NUMA boot's kernel (two fake nodes for the move evictor); not for
+# DEBUG=1, which has no control boots.
+if [ "${DEBUG:-0}" != 1 ]; then
+	"$TOP/scripts/build-kernel.sh" "$src" "$BUILD/patched/obj-numa" numa
+fi
 "$TOP/scripts/build-progs.sh" "$src" "$BUILD/progs"
 "$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs.cpio.gz" "$BUILD/progs"
 mkdir -p "$out"
@@ -189,9 +194,10 @@ grep '^FNR-EJECT ok: ' "$out/hotmem-dimm/results.log" || {
 # injected bug into a crash.
 control_ok=1
 # The guest boots after the main one, each with its own results.log.
-extra_boots=(control hotmem hotmem-dimm hotmem-control hotmem-dimm-control)
-mkdir -p "$out/control" "$out/hotmem-control" "$out/hotmem-dimm-control"
+extra_boots=(control numa hotmem hotmem-dimm hotmem-control hotmem-dimm-control)
+mkdir -p "$out/control" "$out/numa" "$out/hotmem-control" "$out/hotmem-dimm-control"
 : >"$out/control/results.log"
+: >"$out/numa/results.log"
 : >"$out/hotmem-control/results.log"
 : >"$out/hotmem-dimm-control/results.log"
 if [ "${DEBUG:-0}" != 1 ]; then
@@ -205,6 +211,15 @@ if [ "${DEBUG:-0}" != 1 ]; then
 		"$out/control" || control_ok=0
 	touch "$out/control/results.log"
 	awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/control/results.log"
+	# Two fake NUMA nodes for the migration race and its control
+	# (move_pages(2)), in a boot of their own, of the check kernel with
+	# NUMA (scripts/numa.config).
+	info "guest: the migration race on two NUMA nodes, with its control (console: $out/numa/console.log)"
+	APPEND="$append page_poison=1 numa=fake=2" "$TOP/scripts/run-guest.sh" \
+		"$BUILD/patched/obj-numa/arch/x86/boot/bzImage" "$BUILD/initramfs.cpio.gz" numa \
+		"$out/numa" || control_ok=0
+	touch "$out/numa/results.log"
+	awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/numa/results.log"
 	for layout in movablecore dimm; do
 		d=$out/hotmem-control
 		[ $layout = movablecore ] || d=$out/hotmem-$layout-control
@@ -268,7 +283,7 @@ read -r _ of os < <(cat "$out"/oom-*/results.log 2>/dev/null |
 read -r op of2 os2 < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/oom/results.tap" 2>>"$failed")
 of=$((of + of2)) os=$((os + os2))
 read -r gp gf gs < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/results.log" 2>>"$failed")
-read -r cp cf cs < <(cat "$out/control/results.log" "$out/hotmem-control/results.log" \
+read -r cp cf cs < <(cat "$out/control/results.log" "$out/numa/results.log" "$out/hotmem-control/results.log" \
 	"$out/hotmem-dimm-control/results.log" | awk -f "$TOP/scripts/tap-summary.awk" 2>>"$failed")
 read -r mp mf ms < <(cat "$out/hotmem/results.log" "$out/hotmem-dimm/results.log" |
 	awk -f "$TOP/scripts/tap-summary.awk" 2>>"$failed")
@@ -294,7 +309,7 @@ if [ $hotmem_ok = 0 ]; then
 	fail=$((fail + 1))
 fi
 if [ $control_ok = 0 ]; then
-	fail_line "a control boot (timeout or unclean end, see above)"
+	fail_line "a control or NUMA boot (timeout or unclean end, see above)"
 	fail=$((fail + 1))
 fi
 if [ $oom_ok = 0 ]; then

@@ -26,7 +26,10 @@
  * go offline is held first, and there is no hog, so that the files' folios
  * lie in, and migrate to, blocks that do (offline_place()).  The hotplug
  * variant runs the mixed evictors while a thread takes a CPU offline and
- * back online, and checks that the pending count still drains to 0.
+ * back online, and checks that the pending count still drains to 0.  The
+ * move evictor migrates every page of a file to the other NUMA node with
+ * move_pages(2), file after file (boot with numa=fake=2: make check's
+ * numa boot), and reports the pages it moved.
  * Each main run requires that a reader overlapped an eviction: debugfs
  * filemap_noref/overlapped_reads (CONFIG_DEBUG_VM) must grow (offline: an
  * offline must take pages of a test file), and a run goes on for up to
@@ -74,8 +77,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
+#include <linux/mempolicy.h>
 
 #include "../kselftest_harness.h"
 #include "fnr_hotplug.h"
@@ -95,6 +100,7 @@
 #define SHIFT_OPS	8		/* shifts a read's check can tell apart */
 #define SHIFT_GAP_US	1000		/* between shifts: reads see none */
 #define MEM_SYS		"/sys/devices/system/memory"
+#define NODE1		"/sys/devices/system/node/node1"
 #define RECLAIM		"/sys/fs/cgroup/memory.reclaim"
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT	21
@@ -121,12 +127,12 @@
 enum evictor {
 	EV_FADVISE, EV_TRUNCATE, EV_PUNCH, EV_DROP, EV_MIXED,
 	EV_PAGEOUT = EV_MIXED, EV_OFFLINE, EV_COMPACT, EV_DIO, EV_SHIFT,
-	EV_NR, EV_ALL
+	EV_MOVE, EV_NR, EV_ALL
 };
 
 static const char * const ev_name[EV_NR] = {
 	"fadvise", "truncate", "punch", "drop_caches", "pageout", "offline",
-	"compact", "dio_write", "shift",
+	"compact", "dio_write", "shift", "move",
 };
 
 enum verdict {
@@ -177,7 +183,7 @@ struct race {
 	long overlapped0;		/* fnr_overlapped() at the start */
 	int drop_fd, reclaim_fd, compact_fd;
 	uint64_t pfn[NFILES][NPAGES];	/* compact: where the pages were */
-	unsigned long moved;		/* compact: test pages it moved */
+	unsigned long moved;		/* compact, move: test pages moved */
 	unsigned int still[NFILES];	/* compact: looks that found none moved */
 	unsigned long refills;		/* compact: files dropped, read back */
 	char *dbuf;			/* dio_write's aligned buffer */
@@ -605,6 +611,36 @@ static int evict_compact(struct race *r, struct er_file *f)
 	return file_pfns(r, f, was);
 }
 
+/*
+ * Move every page of @f to the other NUMA node with move_pages(2), which
+ * migrates page cache folios mapped only here (the old folios are freed),
+ * and count the pages that moved.  A page that did not move (busy, or its
+ * node full) is no error: the next pass tries again.
+ */
+static int evict_move(struct race *r, struct er_file *f)
+{
+	int node[NPAGES], status[NPAGES];
+	void *addr[NPAGES];
+	unsigned int p;
+
+	if (madvise(f->map, FSIZE, MADV_POPULATE_READ))
+		return -1;
+	for (p = 0; p < NPAGES; p++)
+		addr[p] = f->map + p * PG;
+	/* Where each page is: a node, or a negative errno. */
+	if (syscall(SYS_move_pages, 0, NPAGES, addr, NULL, status, 0))
+		return -1;
+	for (p = 0; p < NPAGES; p++)
+		node[p] = status[p] == 0;
+	if (syscall(SYS_move_pages, 0, NPAGES, addr, node, status,
+		    MPOL_MF_MOVE) < 0)
+		return -1;
+	for (p = 0; p < NPAGES; p++)
+		if (status[p] == node[p])
+			__atomic_add_fetch(&r->moved, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
 static int evict_one(struct race *r, enum evictor kind, struct er_file *f,
 		     uint64_t *rng, unsigned long n)
 {
@@ -625,6 +661,8 @@ static int evict_one(struct race *r, enum evictor kind, struct er_file *f,
 		return evict_dio(r, f, rng);
 	case EV_SHIFT:
 		return evict_shift(f, rng);
+	case EV_MOVE:
+		return evict_move(r, f);
 	default:
 		if (pwrite(r->drop_fd, "1\n", 2, 0) == 2)
 			return 0;
@@ -1409,6 +1447,16 @@ static bool evictors_setup(struct __test_metadata *_metadata, struct race *r)
 		return dio_setup(_metadata, r);
 	if (r->kind == EV_SHIFT)
 		return shift_setup(_metadata, r);
+	if (r->kind == EV_MOVE) {
+		/* Node 1 must have memory: numa=fake=2 gives it half. */
+		if (access(NODE1, F_OK))
+			SKIP(return false, "fewer than two NUMA nodes (CONFIG_NUMA; boot with numa=fake=2, CONFIG_NUMA_EMU)");
+		map_files(_metadata, r);
+		ASSERT_EQ(0, evict_move(r, f))
+			TH_LOG("move_pages: %s", strerror(errno));
+		r->moved = 0;
+		return true;
+	}
 	if (r->kind == EV_COMPACT) {
 		r->compact_fd = open("/proc/sys/vm/compact_memory", O_WRONLY);
 		if (r->compact_fd < 0)
@@ -1471,7 +1519,7 @@ static unsigned long freed_reads(struct race *r)
 }
 
 /*
- * The control runs of truncate, punch, compact, dio_write and shift race
+ * The control runs of truncate, punch, compact, dio_write, shift and move race
  * as their main runs do: the whole span, the hog, readers stopped for
  * 1 ms after the check.  The older ones read a small hot set
  * (HOT_PAGES), fadvise and drop_caches without the delay.
@@ -1479,7 +1527,7 @@ static unsigned long freed_reads(struct race *r)
 static bool control_like_main(enum evictor kind)
 {
 	return kind == EV_TRUNCATE || kind == EV_PUNCH || kind == EV_COMPACT ||
-	       kind == EV_DIO || kind == EV_SHIFT;
+	       kind == EV_DIO || kind == EV_SHIFT || kind == EV_MOVE;
 }
 
 /*
@@ -1683,6 +1731,8 @@ static long race_run(struct __test_metadata *_metadata, struct er_state *st,
 		snprintf(why, sizeof(why), "%s",
 			 "compaction moved no page of a test file: no race");
 	} else {
+		if (kind == EV_MOVE)
+			TH_LOG("move_pages moved %lu test pages", r->moved);
 		met = !fnr_overlap_premise(fnr_overlapped_since(r->overlapped0),
 					   why, sizeof(why));
 	}
@@ -1772,6 +1822,7 @@ FIXTURE_VARIANT_ADD(evict, hotplug) { .kind = EV_ALL, .hotplug = true };
 FIXTURE_VARIANT_ADD(evict, compact) { .kind = EV_COMPACT };
 FIXTURE_VARIANT_ADD(evict, dio_write) { .kind = EV_DIO };
 FIXTURE_VARIANT_ADD(evict, shift) { .kind = EV_SHIFT };
+FIXTURE_VARIANT_ADD(evict, move) { .kind = EV_MOVE };
 FIXTURE_VARIANT_ADD(evict, control_drop_caches) {
 	.kind = EV_DROP, .control = true
 };
@@ -1806,6 +1857,10 @@ FIXTURE_VARIANT_ADD(evict, control_dio_write) {
 
 FIXTURE_VARIANT_ADD(evict, control_shift) {
 	.kind = EV_SHIFT, .control = true
+};
+
+FIXTURE_VARIANT_ADD(evict, control_move) {
+	.kind = EV_MOVE, .control = true
 };
 
 FIXTURE_SETUP(evict)
