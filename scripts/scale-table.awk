@@ -22,8 +22,9 @@
 # files; prints the FS-SIZE names.
 # Needs scripts/median.awk loaded first (awk -f median.awk -f this).
 # With -v brief=1 (the cover letter): the kthread rows of 16 B and 4 KiB
-# reads with one struct file (shared) and a file per thread (files), and
-# no ranges.  Lines starting with '#' are comments (the
+# reads with one struct file (shared) and a file per thread (files), but
+# not the 1-thread files row (the same read as 1-thread shared), and no
+# ranges.  Lines starting with '#' are comments (the
 # results file's header).
 
 /^#/ { next }
@@ -101,10 +102,8 @@ END {
 	nk = split(nboots["rework"] ? "base patched rework" : "base patched", kn, " ")
 	if (brief) {
 		printf "Reads a second per thread, millions, median of %d boots a kernel;\n", nboots["base"]
-		printf "p/b, r/b: median of each round's own ratio to base (a round boots\n"
-		printf "each kernel once, in random order); /1t: over the kernel's own\n"
-		printf "1-thread row.  rework: base with folio_try_get() as one atomic add\n"
-		printf "and a frozen bit (Gladyshev's idea, written in the workbench).\n"
+		printf "p/b, r/b: median of each round's ratio to base (a round boots each\n"
+		printf "kernel once, in random order); /1t: over its own 1-thread rate.\n"
 	} else {
 		printf "Reads a second per thread, millions: median (min-max) of %d boots a\n", nboots["base"]
 		printf "kernel; p/b: median (min-max) of each round's patched/base (a round:\n"
@@ -118,7 +117,7 @@ END {
 		}
 	}
 	if (brief) {
-		printf "Kthreads kernel_read() one struct file (shared) or a file each.\n\n"
+		printf "\n"
 	} else {
 		printf "Modes: shared (one struct file), open (one per thread), files\n"
 		printf "(a file per thread): kthreads calling kernel_read(); move: shared,\n"
@@ -146,7 +145,8 @@ END {
 			m[order[i], kn[k]] = median(vals[order[i], kn[k]])
 	for (i = 1; i <= rows; i++) {
 		split(order[i], r, SUBSEP)
-		if (brief && r[4] !~ /^(shared|files)$/)
+		# brief: one 1-thread row (shared); files' is the same read.
+		if (brief && (r[4] !~ /^(shared|files)$/ || (r[3] == 1 && r[4] == "files")))
 			continue
 		ceil = r[1] SUBSEP r[2] SUBSEP r[3] SUBSEP (r[4] ~ /^u/ ? "ufiles" : r[4] ~ /^r/ ? "rfiles" : "files")
 		one = r[1] SUBSEP r[2] SUBSEP 1 SUBSEP r[4]

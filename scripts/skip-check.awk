@@ -8,8 +8,10 @@
 # boot's label set before it on the command line (boot=check, boot=control
 # ...); "# FNR-RUN-START PROGRAM FS" lines say which program and file
 # system the TAP lines that follow are from. Prints a "not ok" line for
-# each skip that no line of EXPECTED allows and exits 1 if there was one;
-# with gen=1 it prints the skips found in EXPECTED's format instead.
+# each skip that no line of EXPECTED allows, with the test's own "#" lines
+# (from its "#  RUN" line on, at most 20: why it skipped), and exits 1 if
+# there was one; with gen=1 it prints the skips found in EXPECTED's format
+# instead.
 
 function glob(s) {
 	gsub(/[].[^$()+?{}|\\]/, "\\\\&", s)
@@ -31,7 +33,11 @@ FILENAME == ARGV[1] && !gen {
 
 FILENAME == ARGV[1] { next }
 
-/^# FNR-RUN-START / { prog = $3; fs = $4; next }
+/^# FNR-RUN-START / { prog = $3; fs = $4; nlog = 0; next }
+
+# The harness's lines of the test running now.
+/^#  RUN / { nlog = 0 }
+/^#/ && nlog < 20 { log_[++nlog] = $0 }
 
 /^ok [0-9]+ .* # SKIP / {
 	test = $3
@@ -51,6 +57,8 @@ FILENAME == ARGV[1] { next }
 		     substr(reason, 1, length(er[i])) == er[i]
 	if (!ok) {
 		printf "not ok - unexpected skip: %s boot, %s on %s, %s: %s\n", boot, prog, fs, test, reason
+		for (i = 1; i <= nlog; i++)
+			print "  " log_[i]
 		bad++
 	}
 }

@@ -1876,22 +1876,19 @@ FIXTURE_VARIANT_ADD(evict, control_move) {
 
 FIXTURE_SETUP(evict)
 {
-	const char *no = getenv("FNR_SKIP_CONTROL");
+	const char *no;
+	char why[256];
 
 	if (!fnr_series())
 		SKIP(return, "%s", FNR_NO_SERIES);
 
-	if (variant->control && no && *no && strcmp(no, "0"))
-		SKIP(return, "FNR_SKIP_CONTROL is set");
+	no = variant->control ? fnr_control_unfit(why, sizeof(why)) : NULL;
+	if (no)
+		SKIP(return, "%s", no);
 	no = race_unfit(variant->kind, variant->control);
 	if (no)
 		SKIP(return, "%s%s", variant->control ? "control run: " : "",
 		     no);
-	if (variant->control && access(DEFER_FREE, W_OK))
-		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
-		     DEFER_FREE, strerror(errno));
-	if (variant->control && !fnr_page_poison())
-		SKIP(return, "%s", FNR_NO_POISON);
 	if (variant->hotplug && fnr_hotplug_pick(&self->st.hp))
 		SKIP(return, "no CPU can go offline (CONFIG_HOTPLUG_CPU, 2 CPUs)");
 	if (variant->hotplug && access("/proc/vmstat", R_OK))

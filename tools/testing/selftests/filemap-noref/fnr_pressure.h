@@ -145,6 +145,29 @@ static inline long fnr_overlapped(void)
 	return fnr_read_long(FNR_OVERLAPPED);
 }
 
+/*
+ * Why a control run (the RCU-deferred free off, so that a race must read a
+ * freed page's poison) cannot run here, or NULL: FNR_SKIP_CONTROL is set
+ * (make check's main boot), there is no debugfs defer_free
+ * (CONFIG_DEBUG_VM), or the kernel was not booted with page_poison=1.
+ * @why holds the message where it needs one.
+ */
+static inline const char *fnr_control_unfit(char *why, size_t len)
+{
+	const char *no = getenv("FNR_SKIP_CONTROL");
+
+	if (no && *no && strcmp(no, "0"))
+		return "FNR_SKIP_CONTROL is set";
+	if (access(FNR_DEFER_FREE, W_OK)) {
+		snprintf(why, len, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
+			 FNR_DEFER_FREE, strerror(errno));
+		return why;
+	}
+	if (!fnr_page_poison())
+		return FNR_NO_POISON;
+	return NULL;
+}
+
 /* How much fnr_overlapped() grew since @before; -1 if it is not counted. */
 static inline long fnr_overlapped_since(long before)
 {

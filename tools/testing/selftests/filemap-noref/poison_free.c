@@ -306,15 +306,11 @@ TEST_F_TIMEOUT(poison, large_head, 120)
  */
 TEST_F_TIMEOUT(poison, control_large_head, 120)
 {
-	const char *no = getenv("FNR_SKIP_CONTROL");
+	char why[256];
+	const char *no = fnr_control_unfit(why, sizeof(why));
 
-	if (no && *no && strcmp(no, "0"))
-		SKIP(return, "FNR_SKIP_CONTROL is set");
-	if (access(DEFER_FREE, W_OK))
-		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
-		     DEFER_FREE, strerror(errno));
-	if (!fnr_page_poison())
-		SKIP(return, "%s", FNR_NO_POISON);
+	if (no)
+		SKIP(return, "%s", no);
 	ASSERT_EQ(0, fnr_write_str(DEFER_FREE, "0\n"))
 		TH_LOG("write 0 to %s: %s", DEFER_FREE, strerror(errno));
 	self->defer_off = true;

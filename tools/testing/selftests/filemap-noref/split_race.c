@@ -657,28 +657,24 @@ FIXTURE_VARIANT_ADD(split, control_collapse) {
 FIXTURE_SETUP(split)
 {
 	struct split_race *r = &self->r;
-	const char *no = getenv("FNR_SKIP_CONTROL");
-	const char *copy_delay;
+	const char *copy_delay, *no;
 	long before, after;
 	struct statfs sfs;
+	char why[256];
 
 	if (!fnr_series())
 		SKIP(return, "%s", FNR_NO_SERIES);
 
 	r->fd = -1;
-	if (variant->control && no && *no && strcmp(no, "0"))
-		SKIP(return, "FNR_SKIP_CONTROL is set");
+	no = variant->control ? fnr_control_unfit(why, sizeof(why)) : NULL;
+	if (no)
+		SKIP(return, "%s", no);
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
 	if (sfs.f_type != TMPFS_MAGIC)
 		SKIP(return, "%s is not a tmpfs", fnr_testdir());
 	if (access(SPLIT_PATH, W_OK))
 		SKIP(return, "%s: %s (needs CONFIG_TRANSPARENT_HUGEPAGE and debugfs)",
 		     SPLIT_PATH, strerror(errno));
-	if (variant->control && access(DEFER_FREE, W_OK))
-		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
-		     DEFER_FREE, strerror(errno));
-	if (variant->control && !fnr_page_poison())
-		SKIP(return, "%s", FNR_NO_POISON);
 	if (variant->hotplug && fnr_hotplug_pick(&self->hp))
 		SKIP(return, "no CPU can go offline (CONFIG_HOTPLUG_CPU, 2 CPUs)");
 	r->pmd = fnr_read_long(PMD_SIZE_PATH);
