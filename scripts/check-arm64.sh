@@ -44,7 +44,7 @@ if ! layout=$(grep -o 'pageflags_layout_widths.*' "$out/console.log"); then
 fi
 echo "arm64: $layout"
 touch "$out/results.log"
-awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/results.log"
+guest_lines "$out/results.log"
 read -r p f s < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/results.log")
 [ "$p" -gt 0 ] || fail=1
 f=$((f + fail))

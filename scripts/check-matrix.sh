@@ -63,7 +63,7 @@ APPEND="-- read_semantics evict_race" "$TOP/scripts/run-guest.sh" \
 	"$BUILD/patched/obj-i386/arch/x86/boot/bzImage" \
 	"$BUILD/initramfs32.cpio.gz" i386 "$out/i386" || fail=1
 touch "$out/i386/results.log"
-awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/i386/results.log"
+guest_lines "$out/i386/results.log"
 read -r p f s < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/i386/results.log")
 [ "$p" -gt 0 ] && [ "$f" = 0 ] || fail=1
 grep -q ' rc=[1-9]' "$out/i386/results.log" && fail=1

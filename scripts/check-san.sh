@@ -81,7 +81,7 @@ grep -q ' 0 gating,' <<<"$sline" || {
 	fail=1
 }
 touch "$out/results.log"
-awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/results.log"
+guest_lines "$out/results.log"
 read -r p f s < <(awk -f "$TOP/scripts/tap-summary.awk" "$out/results.log")
 [ "$p" -gt 0 ] || fail=1
 echo "check-$tool $(series_label): $p passed, $((f + fail)) failed, $s skipped; $sline"

@@ -127,7 +127,7 @@ guest_ok=1
 APPEND="$append cma=64M" "$TOP/scripts/run-guest.sh" "$obj/arch/x86/boot/bzImage" \
 	"$BUILD/initramfs.cpio.gz" check "$out" || guest_ok=0
 touch "$out/results.log"
-awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/results.log"
+guest_lines "$out/results.log"
 
 # hotmem_boot LAYOUT OUTDIR [KERNEL ARGUMENTS]: the hotmem job with
 # movable memory blocks laid out as LAYOUT says: movablecore (the top
@@ -173,7 +173,7 @@ for layout in $hotmem_layouts; do
 	[ $layout = movablecore ] || d=$out/hotmem-$layout
 	OFFLINE_OK=1 hotmem_boot $layout "$d" || hotmem_ok=0
 	touch "$d/results.log"
-	awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$d/results.log"
+	guest_lines "$d/results.log"
 	# The offline race skips without movable blocks: a layout that gave
 	# none tested nothing.
 	grep -q 'movable memory blocks go offline and back$' "$d/results.log" || {
@@ -204,13 +204,14 @@ if [ "${DEBUG:-0}" != 1 ]; then
 	# page_poison=1 (over init_on_free): a freed page reads as 0xaa, the
 	# one pattern the control runs pass on. A kernel report fails this
 	# boot as any other: the readers only copy freed memory (none in the
-	# first run with the poison).
+	# first run with the poison). cma=64M: cma_contig's control.
+	# OOM_OK=1: memcg_churn's control must OOM-kill in its cgroup.
 	info "guest: control runs with defer_free=0 (console: $out/control/console.log)"
-	APPEND="$append page_poison=1" "$TOP/scripts/run-guest.sh" \
+	OOM_OK=1 APPEND="$append page_poison=1 cma=64M" "$TOP/scripts/run-guest.sh" \
 		"$obj/arch/x86/boot/bzImage" "$BUILD/initramfs.cpio.gz" control \
 		"$out/control" || control_ok=0
 	touch "$out/control/results.log"
-	awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/control/results.log"
+	guest_lines "$out/control/results.log"
 	# Two fake NUMA nodes for the migration race and its control
 	# (move_pages(2)), in a boot of their own, of the check kernel with
 	# NUMA (scripts/numa.config).
@@ -219,14 +220,14 @@ if [ "${DEBUG:-0}" != 1 ]; then
 		"$BUILD/patched/obj-numa/arch/x86/boot/bzImage" "$BUILD/initramfs.cpio.gz" numa \
 		"$out/numa" || control_ok=0
 	touch "$out/numa/results.log"
-	awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$out/numa/results.log"
+	guest_lines "$out/numa/results.log"
 	for layout in movablecore dimm; do
 		d=$out/hotmem-control
 		[ $layout = movablecore ] || d=$out/hotmem-$layout-control
 		SPLATS_OK=1 hotmem_boot $layout "$d" "fnr.control=1 page_poison=1" ||
 			control_ok=0
 		touch "$d/results.log"
-		awk '/^(not )?ok [0-9]+ |^FNR-RUN /' "$d/results.log"
+		guest_lines "$d/results.log"
 	done
 fi
 

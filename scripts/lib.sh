@@ -166,6 +166,13 @@ check_guest_prep() {
 	"$TOP/scripts/mkinitramfs.sh" "$BUILD/initramfs.cpio.gz" "$BUILD/progs"
 }
 
+# guest_lines RESULTS: the lines of a guest's results.log that make
+# check shows: TAP results, each program's "FNR-RUN" end, and the
+# settings jobs/restore had to put back after one ("# FNR-RESTORED").
+guest_lines() {
+	awk '/^(not )?ok [0-9]+ |^FNR-RUN |^# FNR-RESTORED /' "$1"
+}
+
 # config_fragment NAME: the kernel config fragment NAME, the series' own
 # ($SDIR/NAME, for a base that needs a variant) if there is one, else
 # scripts/NAME.

@@ -35,6 +35,11 @@
  * requires that pages were waiting then (nr_rcu_free_pending > 0): else
  * there was nothing for alloc_contig_range() to wait for.
  *
+ * control_after_hot_cache is its control: the same with rcu_free_flush()
+ * off (debugfs filemap_noref/flush 0, CONFIG_DEBUG_VM), where the
+ * allocation must fail while the dropped folios wait, and then succeed
+ * with the flush back on.  It skips where FNR_SKIP_CONTROL is set.
+ *
  * alloc_ignores_frees_elsewhere: with hot folios of a file outside the
  * area waiting (the worker held back), a one-page CMA allocation from a
  * free area must not flush them (the rcu_free_flush vm event): a flush
@@ -268,7 +273,13 @@ FIXTURE_TEARDOWN(cma)
 		       FNR_EXPEDITE_SYSCTL, strerror(errno));
 }
 
-TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
+/*
+ * alloc_after_hot_cache, and with @control its control: the same with
+ * rcu_free_flush() off (debugfs filemap_noref/flush 0), where the
+ * allocation must fail, and then, with the flush back on, succeed.
+ */
+static void hot_cache_run(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(cma) *self, bool control)
 {
 	long total_mib, chunk, used_mib, cma_total, cma_free, pending, cached;
 	static const long margin[] = { 12, 10, 9 };	/* eighths of the area */
@@ -276,11 +287,18 @@ TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
 	int held;
 	size_t fsize;
 	char path[4096], why[512];
+	const char *no;
 	char *buf;
 	pid_t hog;
 
 	struct statfs sfs;
 
+	no = control ? fnr_knob_unfit(FNR_FLUSH_KNOB, why, sizeof(why)) : NULL;
+	if (no)
+		SKIP(return, "%s", no);
+	if (control && access(FNR_DELAY_FREE, W_OK))
+		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
+		     FNR_DELAY_FREE, strerror(errno));
 	if (!find_cma())
 		SKIP(return, "no CMA area (CONFIG_CMA_DEBUGFS, boot with cma=64M)");
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
@@ -380,6 +398,9 @@ TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
 	 */
 	held = fnr_hold_frees(&self->held);
 	ASSERT_LE(0, held) TH_LOG("holding frees back: %s", strerror(errno));
+	if (control)
+		ASSERT_EQ(0, fnr_flush_off(&self->held))
+			TH_LOG("write 0 to %s: %s", FNR_FLUSH_KNOB, strerror(errno));
 	for (i = 0; i < NFILES; i += 2)
 		ASSERT_EQ(0, fnr_make_hot(fd[i], 0, fsize));
 	for (i = 0; i < NFILES; i += 2)
@@ -392,9 +413,21 @@ TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
 	total_mib = cma_read("count") * FNR_PAGE / FNR_MIB;
 	ASSERT_LT(0, chunk);
 	ret = cma_write("alloc", chunk);
-	TH_LOG("allocating the largest free chunk, %ld of %ld MiB: %s",
+	TH_LOG("allocating the largest free chunk, %ld of %ld MiB%s: %s",
 	       chunk * FNR_PAGE / FNR_MIB, total_mib,
+	       control ? ", rcu_free_flush() off" : "",
 	       ret ? "failed" : "done");
+	if (control) {
+		EXPECT_NE(0, ret)
+			TH_LOG("control run: the allocation succeeded without rcu_free_flush(): the test cannot see a missing wait");
+		ASSERT_EQ(0, fnr_release_frees(&self->held));
+		if (!ret)
+			ASSERT_EQ(0, cma_write("free", chunk));
+		/* With the flush back on, the same allocation must succeed. */
+		ret = cma_write("alloc", chunk);
+		TH_LOG("again with rcu_free_flush() on (%ld pages waiting): %s",
+		       fnr_pending_exact(), ret ? "failed" : "done");
+	}
 	EXPECT_EQ(0, ret)
 		TH_LOG("cma_alloc of %ld pages failed: freed folios waiting in the area?",
 		       chunk);
@@ -422,6 +455,16 @@ TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
 	free(buf);
 	for (i = 0; i < NFILES; i++)
 		close(fd[i]);
+}
+
+TEST_F_TIMEOUT(cma, alloc_after_hot_cache, 180)
+{
+	hot_cache_run(_metadata, self, false);
+}
+
+TEST_F_TIMEOUT(cma, control_after_hot_cache, 180)
+{
+	hot_cache_run(_metadata, self, true);
 }
 
 TEST_F_TIMEOUT(cma, alloc_ignores_frees_elsewhere, 120)

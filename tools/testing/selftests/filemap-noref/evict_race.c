@@ -59,7 +59,8 @@
  * while), FNR_CONTROL_SECONDS
  * (default 30), FNR_READERS (default 2), FNR_SKIP_CONTROL=1 (skip the
  * control_* variants, e.g. on KASAN kernels that report the injected
- * use-after-free themselves).
+ * use-after-free themselves), FNR_INTRUSIVE=1 (run the variants that take
+ * a CPU or memory offline: they skip without it).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -1889,6 +1890,9 @@ FIXTURE_SETUP(evict)
 	if (no)
 		SKIP(return, "%s%s", variant->control ? "control run: " : "",
 		     no);
+	if ((variant->hotplug || variant->kind == EV_OFFLINE) &&
+	    !fnr_intrusive())
+		SKIP(return, "%s", FNR_NOT_ASKED);
 	if (variant->hotplug && fnr_hotplug_pick(&self->st.hp))
 		SKIP(return, "no CPU can go offline (CONFIG_HOTPLUG_CPU, 2 CPUs)");
 	if (variant->hotplug && access("/proc/vmstat", R_OK))

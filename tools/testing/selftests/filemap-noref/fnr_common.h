@@ -410,4 +410,17 @@ static inline bool fnr_page_poison(void)
 
 #define FNR_NO_POISON	"control run: boot with page_poison=1 (CONFIG_PAGE_POISONING), so that a freed page reads as 0xaa"
 
+/*
+ * Tests that take a CPU or memory offline, inject memory errors or switch
+ * the preemption mode run only when asked: with FNR_INTRUSIVE set (not to
+ * 0), as make check's guests set it.  Else they skip with this reason.
+ */
+#define FNR_NOT_ASKED	"takes CPUs or memory offline or injects memory errors: set FNR_INTRUSIVE=1 to run it"
+static inline bool fnr_intrusive(void)
+{
+	const char *v = getenv("FNR_INTRUSIVE");
+
+	return v && *v && strcmp(v, "0");
+}
+
 #endif /* __FNR_COMMON_H */

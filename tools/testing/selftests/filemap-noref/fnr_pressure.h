@@ -146,26 +146,35 @@ static inline long fnr_overlapped(void)
 }
 
 /*
- * Why a control run (the RCU-deferred free off, so that a race must read a
- * freed page's poison) cannot run here, or NULL: FNR_SKIP_CONTROL is set
- * (make check's main boot), there is no debugfs defer_free
- * (CONFIG_DEBUG_VM), or the kernel was not booted with page_poison=1.
- * @why holds the message where it needs one.
+ * Why a control run cannot run here, or NULL.  fnr_knob_unfit(): when
+ * FNR_SKIP_CONTROL is set (make check's main boot) or there is no debugfs
+ * knob @knob to switch (CONFIG_DEBUG_VM).  fnr_control_unfit(), for a
+ * control with the RCU-deferred free off, so that a race must read a freed
+ * page's poison: without debugfs defer_free too, and unless the kernel was
+ * booted with page_poison=1.  @why holds the message where it needs one.
  */
-static inline const char *fnr_control_unfit(char *why, size_t len)
+static inline const char *fnr_knob_unfit(const char *knob, char *why,
+					 size_t len)
 {
 	const char *no = getenv("FNR_SKIP_CONTROL");
 
 	if (no && *no && strcmp(no, "0"))
 		return "FNR_SKIP_CONTROL is set";
-	if (access(FNR_DEFER_FREE, W_OK)) {
+	if (access(knob, W_OK)) {
 		snprintf(why, len, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
-			 FNR_DEFER_FREE, strerror(errno));
+			 knob, strerror(errno));
 		return why;
 	}
-	if (!fnr_page_poison())
-		return FNR_NO_POISON;
 	return NULL;
+}
+
+static inline const char *fnr_control_unfit(char *why, size_t len)
+{
+	const char *no = fnr_knob_unfit(FNR_DEFER_FREE, why, len);
+
+	if (!no && !fnr_page_poison())
+		return FNR_NO_POISON;
+	return no;
 }
 
 /* How much fnr_overlapped() grew since @before; -1 if it is not counted. */
@@ -233,7 +242,24 @@ static inline int fnr_stat_refresh(void)
 struct fnr_held {
 	bool held;		/* FNR_DELAY_FREE is set */
 	long expedite;		/* FNR_EXPEDITE_SYSCTL to restore, or -1 */
+	bool no_flush;		/* FNR_FLUSH_KNOB is 0 (fnr_flush_off()) */
 };
+
+/*
+ * debugfs filemap_noref/flush 0 (CONFIG_DEBUG_VM): rcu_free_flush() returns
+ * at once, and its callers (CMA, memcg limits and reclaim, the OOM path) do
+ * not wait for pending pages: the controls of the tests of those waits.
+ */
+#define FNR_FLUSH_KNOB	"/sys/kernel/debug/filemap_noref/flush"
+
+/* Switch the flush off until fnr_release_frees(); 0, or -1 with errno. */
+static inline int fnr_flush_off(struct fnr_held *h)
+{
+	if (fnr_write_str(FNR_FLUSH_KNOB, "0\n"))
+		return -1;
+	h->no_flush = true;
+	return 0;
+}
 
 /*
  * Keep pages freed from now on waiting: no expedited grace periods and,
@@ -255,7 +281,10 @@ static inline int fnr_hold_frees(struct fnr_held *h)
 	return 1;
 }
 
-/* Undo fnr_hold_frees() (again: a no-op); 0, or -1 with errno. */
+/*
+ * Undo fnr_hold_frees() and fnr_flush_off() (again: a no-op); 0, or -1
+ * with errno.
+ */
 static inline int fnr_release_frees(struct fnr_held *h)
 {
 	int ret = 0;
@@ -263,6 +292,9 @@ static inline int fnr_release_frees(struct fnr_held *h)
 	if (h->held && fnr_write_str(FNR_DELAY_FREE, "0\n"))
 		ret = -1;
 	h->held = false;
+	if (h->no_flush && fnr_write_str(FNR_FLUSH_KNOB, "1\n"))
+		ret = -1;
+	h->no_flush = false;
 	if (h->expedite >= 0 &&
 	    fnr_write_long(FNR_EXPEDITE_SYSCTL, h->expedite))
 		ret = -1;

@@ -41,7 +41,8 @@
  * CONFIG_MEMORY_FAILURE, CONFIG_PREEMPT_DYNAMIC and the series' debugfs
  * delay (so never on a production kernel: each run poisons one page for
  * good).
- * Environment: FNR_DIR, FNR_READERS (default 2).
+ * It injects a memory error: it skips unless FNR_INTRUSIVE=1.
+ * Environment: FNR_DIR, FNR_READERS (default 2), FNR_INTRUSIVE.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -274,6 +275,8 @@ FIXTURE_SETUP(mce)
 
 	if (!fnr_series())
 		SKIP(return, "%s", FNR_NO_SERIES);
+	if (!fnr_intrusive())
+		SKIP(return, "%s", FNR_NOT_ASKED);
 
 #if !defined(__x86_64__)
 	SKIP(return, "x86-64 only (set_mce_nospec())");

@@ -25,6 +25,11 @@
  * back for a second (debugfs filemap_noref/delay_free_us), with expedited
  * grace periods off, so that only that wait can free them in time.
  *
+ * control_max_after_truncate and control_reclaim_after_truncate are their
+ * controls: the same with that wait off (debugfs filemap_noref/flush 0,
+ * CONFIG_DEBUG_VM), where the child must be OOM-killed or the write fail;
+ * they skip where FNR_SKIP_CONTROL is set.
+ *
  * The last test (high_after_truncate) keeps the cgroup over memory.high
  * with anonymous memory and has a child, in a cgroup below it whose
  * memory.min protects all it has, write 96 pages, read them twice and
@@ -339,22 +344,35 @@ static pid_t start_truncator(const char *cg, const char *dir, int *rfd)
  * (memory.reclaim).  On CONFIG_DEBUG_VM kernels the deferred-free worker
  * is held back by debugfs filemap_noref/delay_free_us and expedited grace
  * periods are off, so that nothing but that wait can free the folios in
- * time.
+ * time.  With @control, the control run: the same with that wait off
+ * (debugfs filemap_noref/flush 0, CONFIG_DEBUG_VM), where the child must
+ * be OOM-killed or the write fail.
  */
 static void limit_after_truncate(struct __test_metadata *_metadata,
-				 FIXTURE_DATA(memcg) *self, const char *what)
+				 FIXTURE_DATA(memcg) *self, const char *what,
+				 bool control)
 {
-	char path[512], c, v[32];
+	char path[512], c, v[32], why[256];
 	long cur_anon, cur_file, cur, events, pending;
 	int rfd, status, ret;
+	const char *no;
 	bool delay_on;
 	pid_t pid;
 
+	no = control ? fnr_knob_unfit(FNR_FLUSH_KNOB, why, sizeof(why)) : NULL;
+	if (no)
+		SKIP(return, "%s", no);
+	if (control && access(FNR_DELAY_FREE, W_OK))
+		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
+		     FNR_DELAY_FREE, strerror(errno));
 	/* Without deferred frees the file is gone at once: EAGAIN is right. */
 	if (!strcmp(what, "reclaim") &&
 	    fnr_cg_value(self->cg, "memory.stat", "rcu_free_pending") < 0)
 		SKIP(return, "no rcu_free_pending in memory.stat: nothing to wait for");
 	delay_on = hold_back_frees(_metadata, self);
+	if (control)
+		ASSERT_EQ(0, fnr_flush_off(&self->held))
+			TH_LOG("write 0 to %s: %s", FNR_FLUSH_KNOB, strerror(errno));
 
 	pid = start_truncator(self->cg, fnr_testdir(), &rfd);
 	ASSERT_LT(0, pid);
@@ -385,16 +403,22 @@ static void limit_after_truncate(struct __test_metadata *_metadata,
 	close(rfd);
 
 	TH_LOG(
-	"memory.%s after truncating %lu MiB of hot page cache: memory.current %.1f MiB with anon, %.1f with the file (%.1f pending), %.1f after; write: %s; oom_kill %ld%s",
+	"memory.%s after truncating %lu MiB of hot page cache: memory.current %.1f MiB with anon, %.1f with the file (%.1f pending), %.1f after; write: %s; oom_kill %ld%s%s",
 	       what, LIMIT_FILE / FNR_MIB, (double)cur_anon / FNR_MIB,
 	       (double)cur_file / FNR_MIB, (double)pending / FNR_MIB,
 	       (double)cur / FNR_MIB,
 	       ret ? strerror(ret) : "ok", events,
-	       delay_on ? " (deferred-free worker held back 1 s)" : "");
+	       delay_on ? " (deferred-free worker held back 1 s)" : "",
+	       control ? " (rcu_free_flush() off)" : "");
 	/* With the worker held back, the truncated file must be pending. */
 	if (delay_on && pending >= 0)
 		EXPECT_LT(0, pending)
 			TH_LOG("no page of the truncated file was pending: nothing to wait for");
+	if (control) {
+		EXPECT_TRUE(ret || events > 0)
+			TH_LOG("control run: no OOM kill and no failure without rcu_free_flush(): the test cannot see a missing wait");
+		return;
+	}
 	EXPECT_EQ(0, ret);
 	EXPECT_EQ(0, events) TH_LOG("the child was OOM-killed");
 	EXPECT_FALSE(WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL);
@@ -403,13 +427,24 @@ static void limit_after_truncate(struct __test_metadata *_metadata,
 /* memory.max lowered below the pending pages of a truncated hot file. */
 TEST_F_TIMEOUT(memcg, max_after_truncate, TEST_SECONDS)
 {
-	limit_after_truncate(_metadata, self, "max");
+	limit_after_truncate(_metadata, self, "max", false);
 }
 
 /* memory.reclaim asked for pages that are only pending. */
 TEST_F_TIMEOUT(memcg, reclaim_after_truncate, TEST_SECONDS)
 {
-	limit_after_truncate(_metadata, self, "reclaim");
+	limit_after_truncate(_metadata, self, "reclaim", false);
+}
+
+/* Their controls: the same without the wait, which must OOM-kill or fail. */
+TEST_F_TIMEOUT(memcg, control_max_after_truncate, TEST_SECONDS)
+{
+	limit_after_truncate(_metadata, self, "max", true);
+}
+
+TEST_F_TIMEOUT(memcg, control_reclaim_after_truncate, TEST_SECONDS)
+{
+	limit_after_truncate(_metadata, self, "reclaim", true);
 }
 
 struct high_run {

@@ -21,8 +21,9 @@
  * read the poison of the freed folio (make check's control boot).
  *
  * Skips unless FNR_DIR is a tmpfs with huge folios, and unless the kernel
- * has CONFIG_MEMORY_FAILURE (MADV_HWPOISON).  Environment: FNR_DIR,
- * FNR_READERS (default 2).
+ * has CONFIG_MEMORY_FAILURE (MADV_HWPOISON); all of it poisons or
+ * offlines pages, so it skips unless FNR_INTRUSIVE=1.  Environment:
+ * FNR_DIR, FNR_READERS (default 2), FNR_INTRUSIVE.
  *
  * unpoison.soft_offline: a page of a hot file is soft-offlined (the page
  * leaves the file, poisoned: page_handle_poison()) and at once unpoisoned
@@ -169,6 +170,8 @@ FIXTURE_SETUP(poison)
 
 	if (!fnr_series())
 		SKIP(return, "%s", FNR_NO_SERIES);
+	if (!fnr_intrusive())
+		SKIP(return, "%s", FNR_NOT_ASKED);
 
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
 	if (sfs.f_type != TMPFS_MAGIC)
@@ -404,6 +407,8 @@ FIXTURE_SETUP(unpoison)
 {
 	if (!fnr_series())
 		SKIP(return, "%s", FNR_NO_SERIES);
+	if (!fnr_intrusive())
+		SKIP(return, "%s", FNR_NOT_ASKED);
 	if (fnr_proc_value("/proc/meminfo", "HardwareCorrupted") < 0)
 		SKIP(return, "no HardwareCorrupted in /proc/meminfo: CONFIG_MEMORY_FAILURE off?");
 	if (access(SOFT_OFFLINE, W_OK))

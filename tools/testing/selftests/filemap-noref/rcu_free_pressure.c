@@ -13,8 +13,9 @@
  * A reader that stalls the grace periods must not take the page cache freed
  * meanwhile with it: past the limit no folio is marked hot (stalled_reader_*).
  *
- * They skip on kernels without the counter.  Environment: FNR_DIR,
- * FNR_SECONDS (default 3, at most 60).
+ * They skip on kernels without the counter; cpu_offline_drains skips
+ * unless FNR_INTRUSIVE=1.  Environment: FNR_DIR, FNR_SECONDS (default 3,
+ * at most 60), FNR_INTRUSIVE.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -290,6 +291,8 @@ TEST_F_TIMEOUT(pressure, cpu_offline_drains, TEST_SECONDS)
 	long pending = 0;
 	int try;
 
+	if (!fnr_intrusive())
+		SKIP(return, "%s", FNR_NOT_ASKED);
 	if (access(CPU1_ONLINE, W_OK) || fnr_read_long(CPU1_ONLINE) != 1)
 		SKIP(return, "CPU 1 cannot be taken offline here");
 	if (self->expedite_pages >= 0)

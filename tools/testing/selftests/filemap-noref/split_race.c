@@ -78,7 +78,8 @@
  * Environment: FNR_DIR, FNR_SECONDS (default 4; nonzero_index runs
  * twice as long), FNR_CONTROL_SECONDS (default 180; the control stops at
  * the first bad read), FNR_READERS (default 2; nonzero_index 1, which
- * leaves a CPU to the splitter), FNR_SKIP_CONTROL=1.
+ * leaves a CPU to the splitter), FNR_SKIP_CONTROL=1, FNR_INTRUSIVE=1
+ * (run the variants that take a CPU offline: they skip without it).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -675,6 +676,8 @@ FIXTURE_SETUP(split)
 	if (access(SPLIT_PATH, W_OK))
 		SKIP(return, "%s: %s (needs CONFIG_TRANSPARENT_HUGEPAGE and debugfs)",
 		     SPLIT_PATH, strerror(errno));
+	if (variant->hotplug && !fnr_intrusive())
+		SKIP(return, "%s", FNR_NOT_ASKED);
 	if (variant->hotplug && fnr_hotplug_pick(&self->hp))
 		SKIP(return, "no CPU can go offline (CONFIG_HOTPLUG_CPU, 2 CPUs)");
 	r->pmd = fnr_read_long(PMD_SIZE_PATH);
