@@ -17,7 +17,9 @@ pat+='|possible recursive locking|possible circular locking|inconsistent lock st
 pat+='|suspicious RCU usage|rcu_.*detected stall|blocked for more than|Bad page'
 pat+='|page dumped because|Call Trace:'
 # OOM_OK=1: an OOM kill's report (it has a Call Trace) is expected; it runs
-# from "invoked oom-killer" to "Out of memory: Killed process".
+# from "invoked oom-killer" to "Out of memory: Killed process", or to "Out
+# of memory and no killable processes" (a memcg whose task was killed
+# already, which its memory.max write retries).
 log=$1
 if [ "${OOM_OK:-0}" = 1 ]; then
 	log=$(mktemp)
@@ -26,7 +28,7 @@ if [ "${OOM_OK:-0}" = 1 ]; then
 	# to its </TASK>) that GFP_ATOMIC allocations may report next to them.
 	awk '/invoked oom-killer:|page allocation failure:/ { skip = 1 }
 		!skip { print }
-		/[Oo]ut of memory: Killed process/ { skip = 0 }
+		/[Oo]ut of memory: Killed process|Out of memory and no killable processes/ { skip = 0 }
 		skip == 1 && /page allocation failure:/ { alloc = 1 }
 		alloc && /<\/TASK>/ { skip = 0; alloc = 0 }' "$1" >"$log"
 fi
