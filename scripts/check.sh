@@ -338,6 +338,16 @@ for f in "$out/results.log" "$out"/*/results.log; do
 	fail_line "$stuck ($f)"
 	fail=$((fail + 1))
 done
+# A program that left a setting changed (scripts/guest/jobs/restore put
+# it back): its teardown did not run, and the programs after it ran with
+# that setting.
+for f in "$out/results.log" "$out"/*/results.log; do
+	[ -f "$f" ] || continue
+	while read -r l; do
+		fail_line "$l ($f)"
+		fail=$((fail + 1))
+	done < <(grep '^# FNR-RESTORED ' "$f")
+done
 if [ $guest_ok = 0 ]; then
 	fail_line "the guest run (timeout, unclean end or kernel splat, see above)"
 	fail=$((fail + 1))

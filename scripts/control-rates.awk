@@ -2,10 +2,13 @@
 # control-rates.awk RESULTS: the detection rate of each control run in a
 # control boot of several rounds (make control-rates). Reads the guest's
 # results.log: "# FNR-RUN-START LABEL FS" names the file system, a test's
-# "... reads in S s" log line its time, and "ok N TEST" (the page poison
-# found) or "not ok N TEST" (not found) its verdict; skips are left out.
+# "... reads in S s" log line its time, and "ok N TEST" (the injected bug
+# found: a race control read the page poison of a freed page, a flush
+# control (cma, memcg) saw the failure that a missing wait causes) or
+# "not ok N TEST" (not found) its verdict; skips are left out.
 # Prints one line per control and file system: the runs that found the
-# poison, of all, and the median and longest time to find it.
+# bug, of all, and the median and longest time to find it ("-" for a
+# control that logs no time: the flush controls).
 function median(t, n,    i, j, x) {
 	for (i = 2; i <= n; i++) {
 		x = t[i]
@@ -34,9 +37,11 @@ function median(t, n,    i, j, x) {
 	runs[k]++
 	if (found) {
 		hits[k]++
-		t[k, hits[k]] = secs + 0
-		if (secs + 0 > worst[k])
-			worst[k] = secs + 0
+		if (secs != "") {
+			t[k, ++timed[k]] = secs + 0
+			if (secs + 0 > worst[k])
+				worst[k] = secs + 0
+		}
 	}
 	secs = ""
 }
@@ -46,11 +51,12 @@ END {
 		k = keys[i]
 		split(k, p, " ")
 		n = hits[k] + 0
-		for (j = 1; j <= n; j++)
+		m = timed[k] + 0
+		for (j = 1; j <= m; j++)
 			tt[j] = t[k, j]
 		printf "%-32s %-10s %3d/%-3d %9s %9s\n", p[1], p[2], n, runs[k],
-		       n ? sprintf("%.1f", median(tt, n)) : "-",
-		       n ? sprintf("%.1f", worst[k]) : "-"
+		       m ? sprintf("%.1f", median(tt, m)) : "-",
+		       m ? sprintf("%.1f", worst[k]) : "-"
 		if (n < runs[k])
 			missed = 1
 	}

@@ -30,7 +30,9 @@ res=$TOP/results/$(base_field NAME)/control-rates.txt
 {
 	echo "# make control-rates (scripts/control-rates.sh): $rounds rounds of the control boot, QEMU TCG, 2 vCPUs,"
 	echo "# init_on_free=1 page_poison=1, defer_free=0; $(series_label), $(date -u +%F), guest $secs s"
-	echo "# found: runs that read the page poison of a freed page, of the runs (skips left out);"
+	echo "# found: runs that found the injected bug, of the runs (skips left out): a race control"
+	echo "# read the page poison of a freed page; a flush control (cma.control_*, memcg.control_*)"
+	echo "# saw the failure that a missing wait for pending pages causes (no times: \"-\");"
 	echo "# median and max: seconds from the start of the race to the first poison read"
 	cat "$out/rates.txt"
 } >"$res"

@@ -9,7 +9,7 @@
 # ...); "# FNR-RUN-START PROGRAM FS" lines say which program and file
 # system the TAP lines that follow are from. Prints a "not ok" line for
 # each skip that no line of EXPECTED allows, with the test's own "#" lines
-# (from its "#  RUN" line on, at most 20: why it skipped), and exits 1 if
+# (its "#  RUN" line and the last 19 after it: why it skipped), and exits 1 if
 # there was one; with gen=1 it prints the skips found in EXPECTED's format
 # instead.
 
@@ -33,11 +33,12 @@ FILENAME == ARGV[1] && !gen {
 
 FILENAME == ARGV[1] { next }
 
-/^# FNR-RUN-START / { prog = $3; fs = $4; nlog = 0; next }
+/^# FNR-RUN-START / { prog = $3; fs = $4; nlog = 0; run = ""; next }
 
-# The harness's lines of the test running now.
-/^#  RUN / { nlog = 0 }
-/^#/ && nlog < 20 { log_[++nlog] = $0 }
+# The harness's lines of the test running now: its RUN line, and the
+# last 19 after it in a ring (the SKIP's reason comes last).
+/^#  RUN / { nlog = 0; run = $0; next }
+/^#/ { log_[nlog++ % 19] = $0 }
 
 /^ok [0-9]+ .* # SKIP / {
 	test = $3
@@ -57,8 +58,10 @@ FILENAME == ARGV[1] { next }
 		     substr(reason, 1, length(er[i])) == er[i]
 	if (!ok) {
 		printf "not ok - unexpected skip: %s boot, %s on %s, %s: %s\n", boot, prog, fs, test, reason
-		for (i = 1; i <= nlog; i++)
-			print "  " log_[i]
+		if (run != "")
+			print "  " run
+		for (i = nlog > 19 ? nlog - 19 : 0; i < nlog; i++)
+			print "  " log_[i % 19]
 		bad++
 	}
 }

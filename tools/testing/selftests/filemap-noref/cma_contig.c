@@ -108,6 +108,18 @@ static int cma_write(const char *name, long v)
 	return fnr_write_long(p, v);
 }
 
+/* Pages this test holds from the area: the teardown gives them back. */
+static long area_held;
+
+/* Allocate (@n > 0) or give back (@n < 0) @n pages of the area; 0 or -1. */
+static int area_alloc(long n)
+{
+	if (n > 0 ? cma_write("alloc", n) : cma_write("free", -n))
+		return -1;
+	area_held += n;
+	return 0;
+}
+
 /*
  * Freeze and thaw the filesystem: this checkpoints the ext4 journal, which
  * otherwise keeps references on metadata buffers until it needs the space.
@@ -256,7 +268,7 @@ static int alloc_whole_area(long count)
 			sleep(1 << (i - 1));
 		if (checkpoint_mounts())
 			return -2;
-		ret = cma_write("alloc", count) ? -1 : 0;
+		ret = area_alloc(count);
 		printf("# allocating all %ld pages of the area (try %d): %s\n",
 		       count, i + 1, ret ? "failed" : "done");
 		if (ret)
@@ -278,6 +290,10 @@ FIXTURE_SETUP(cma)
 
 FIXTURE_TEARDOWN(cma)
 {
+	/* What a failed assertion left allocated (else 0). */
+	if (area_held && area_alloc(-area_held))
+		printf("# could not give back %ld pages of the CMA area: %s\n",
+		       area_held, strerror(errno));
 	if (fnr_release_frees(&self->held))
 		printf("# could not put back %s or %s: %s\n", FNR_DELAY_FREE,
 		       FNR_EXPEDITE_SYSCTL, strerror(errno));
@@ -305,12 +321,9 @@ static void hot_cache_run(struct __test_metadata *_metadata,
 
 	struct statfs sfs;
 
-	no = control ? fnr_knob_unfit(FNR_FLUSH_KNOB, why, sizeof(why)) : NULL;
+	no = control ? fnr_flush_control_unfit(why, sizeof(why)) : NULL;
 	if (no)
 		SKIP(return, "%s", no);
-	if (control && access(FNR_DELAY_FREE, W_OK))
-		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
-		     FNR_DELAY_FREE, strerror(errno));
 	if (!find_cma())
 		SKIP(return, "no CMA area (CONFIG_CMA_DEBUGFS, boot with cma=64M)");
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
@@ -333,7 +346,7 @@ static void hot_cache_run(struct __test_metadata *_metadata,
 	ASSERT_NE(-2, ret) TH_LOG("checkpoint: %s", strerror(errno));
 	if (ret)
 		SKIP(return, "the CMA area cannot be allocated even before the workload");
-	ASSERT_EQ(0, cma_write("free", chunk));
+	ASSERT_EQ(0, area_alloc(-chunk));
 
 	/*
 	 * Create and allocate the files first, while memory is plentiful, so
@@ -436,7 +449,7 @@ static void hot_cache_run(struct __test_metadata *_metadata,
 	chunk = cma_read("maxchunk");
 	total_mib = cma_read("count") * FNR_PAGE / FNR_MIB;
 	ASSERT_LT(0, chunk);
-	ret = cma_write("alloc", chunk);
+	ret = area_alloc(chunk);
 	TH_LOG("allocating the largest free chunk, %ld of %ld MiB%s: %s",
 	       chunk * FNR_PAGE / FNR_MIB, total_mib,
 	       control ? ", rcu_free_flush() off" : "",
@@ -445,14 +458,14 @@ static void hot_cache_run(struct __test_metadata *_metadata,
 		EXPECT_NE(0, ret)
 			TH_LOG("control run: the allocation succeeded without rcu_free_flush(): the test cannot see a missing wait");
 		if (!ret)
-			ASSERT_EQ(0, cma_write("free", chunk));
+			ASSERT_EQ(0, area_alloc(-chunk));
 		/*
 		 * With the flush back on, the worker still held back, the same
 		 * allocation must succeed.
 		 */
 		ASSERT_EQ(0, fnr_write_str(FNR_FLUSH_KNOB, "1\n"));
 		self->held.no_flush = false;
-		ret = cma_write("alloc", chunk);
+		ret = area_alloc(chunk);
 		TH_LOG("again with rcu_free_flush() on (%ld pages waiting): %s",
 		       fnr_pending_exact(), ret ? "failed" : "done");
 	}
@@ -461,7 +474,7 @@ static void hot_cache_run(struct __test_metadata *_metadata,
 		       chunk);
 	ASSERT_EQ(0, fnr_release_frees(&self->held));
 	if (!ret)
-		ASSERT_EQ(0, cma_write("free", chunk));
+		ASSERT_EQ(0, area_alloc(-chunk));
 	TH_LOG("%ld pages waited for a grace period before the allocation%s",
 	       pending, held ? " (deferred-free worker held back 1 s)" : "");
 	/* Those still cached since the hog are the ones in the area. */
@@ -530,7 +543,7 @@ TEST_F_TIMEOUT(cma, alloc_ignores_frees_elsewhere, 120)
 	 * delay waits), less than giving 64 MiB back took on the debug
 	 * kernel, where the frees drained before the allocation.
 	 */
-	ASSERT_EQ(0, cma_write("free", count));
+	ASSERT_EQ(0, area_alloc(-count));
 	held = fnr_hold_frees(&self->held);
 	ASSERT_LE(0, held) TH_LOG("holding frees back: %s", strerror(errno));
 	if (!held) {
@@ -542,11 +555,11 @@ TEST_F_TIMEOUT(cma, alloc_ignores_frees_elsewhere, 120)
 	pending = fnr_pending_exact();
 
 	flushes = fnr_vmstat(FNR_FLUSHES);
-	ret = cma_write("alloc", 1);
+	ret = area_alloc(1);
 	flushes = fnr_vmstat(FNR_FLUSHES) - flushes;
 	after = fnr_pending_exact();
 	if (!ret)
-		ASSERT_EQ(0, cma_write("free", 1));
+		ASSERT_EQ(0, area_alloc(-1));
 	ASSERT_EQ(0, fnr_release_frees(&self->held));
 	TH_LOG("%ld pages pending outside the area, %ld after a one-page allocation from it: %ld flushes",
 	       pending, after, flushes);

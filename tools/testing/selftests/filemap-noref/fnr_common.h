@@ -31,12 +31,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 
 #define FNR_PAGE	4096UL
 #define FNR_CELLS	(FNR_PAGE / 8)
 #define FNR_MARK	0x5U
+
+/*
+ * What a freed page holds on a kernel booted with page_poison=1
+ * (CONFIG_PAGE_POISONING; it takes precedence over init_on_free): every
+ * byte PAGE_POISON, 0xaa.  It reads as the stamp of file 0xaaaa, an id
+ * no test gives a file, so a control run that reads it copied a freed
+ * page, where zeros could also be a hole and another file's stamp a
+ * wrong lookup.  The control boots use it (scripts/guest/jobs/control).
+ */
+#define FNR_POISON	0xaaaaaaaaaaaaaaaaULL
 
 static inline uint64_t fnr_stamp(uint32_t file_id, uint64_t page_index,
 				 uint32_t gen, uint32_t cell)
@@ -143,6 +154,8 @@ static inline int fnr_check(const void *buf, size_t len, uint64_t file_off,
 	/* Every wrong byte of the cell is zero (the cell may be partial). */
 	if (zeros)
 		kind = "zeros: hole/truncated tail, or a freed page with init_on_free?";
+	else if (found == FNR_POISON)	/* its mark bits are FNR_MARK's */
+		kind = "page poison: a freed page (page_poison=1)";
 	else if (((found >> 9) & 0x7) != FNR_MARK)
 		kind = "garbage";
 	else if ((found >> 48) != (file_id & 0xffff))
@@ -234,6 +247,30 @@ static inline void fnr_fail(struct fnr_stop *s, const char *what, int err)
 	fnr_set_stop(s);
 }
 
+/*
+ * A reader's pread() in a race with memory errors: the bytes read, each
+ * read counted in *@reads; -1 on EIO (a poisoned page, which the normal
+ * path refuses), counted in *@eio; -2 on any other error, which fails and
+ * stops the race (@s).
+ */
+static inline ssize_t fnr_pread_eio(struct fnr_stop *s, int fd, void *buf,
+				    size_t len, off_t off,
+				    unsigned long *reads, unsigned long *eio)
+{
+	ssize_t got = pread(fd, buf, len, off);
+
+	if (got < 0 && errno == EIO) {
+		__atomic_add_fetch(eio, 1, __ATOMIC_RELAXED);
+		return -1;
+	}
+	if (got < 0) {
+		fnr_fail(s, "pread", errno);
+		return -2;
+	}
+	__atomic_add_fetch(reads, 1, __ATOMIC_RELAXED);
+	return got;
+}
+
 /* Bad reads in a race: how many, and a description of the first. */
 struct fnr_bad {
 	unsigned long n;
@@ -323,6 +360,39 @@ static inline int fnr_make_written_hot(int fd, uint64_t off, size_t len)
 	return fnr_read_fresh(fd, off, len, sfs.f_type == TMPFS_MAGIC ? 1 : 2);
 }
 
+#define FNR_KPF_COMPOUND_HEAD	(1ULL << 15)
+#define FNR_KPF_COMPOUND_TAIL	(1ULL << 16)
+
+/*
+ * The /proc/kpageflags word of the page of @fd at @off, faulted in through
+ * a read-only mapping (which leaves the reference-free read on); 0, or -1
+ * without pagemap or kpageflags (not root, CONFIG_PROC_PAGE_MONITOR off).
+ */
+static inline int fnr_kpageflags(int fd, uint64_t off, uint64_t *flags)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY), ret = -1;
+	uint8_t *m = mmap(NULL, FNR_PAGE, PROT_READ, MAP_SHARED, fd, off);
+	uint64_t e, pfn;
+
+	if (pm >= 0 && kf >= 0 && m != MAP_FAILED) {
+		(void)__atomic_load_n(m, __ATOMIC_RELAXED);
+		if (pread(pm, &e, 8, (uintptr_t)m / FNR_PAGE * 8) == 8 &&
+		    (e >> 63)) {
+			pfn = e & ((1ULL << 55) - 1);
+			if (pfn && pread(kf, flags, 8, pfn * 8) == 8)
+				ret = 0;
+		}
+	}
+	if (m != MAP_FAILED)
+		munmap(m, FNR_PAGE);
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return ret;
+}
+
 /* Drop the clean page cache of @fd (a no-op on tmpfs). */
 static inline int fnr_drop_cache(int fd)
 {
@@ -354,16 +424,6 @@ static inline bool fnr_huge_tmpfs(const char *dir)
 		fclose(fp);
 	return huge;
 }
-
-/*
- * What a freed page holds on a kernel booted with page_poison=1
- * (CONFIG_PAGE_POISONING; it takes precedence over init_on_free): every
- * byte PAGE_POISON, 0xaa.  It reads as the stamp of file 0xaaaa, an id
- * no test gives a file, so a control run that reads it copied a freed
- * page, where zeros could also be a hole and another file's stamp a
- * wrong lookup.  The control boots use it (scripts/guest/jobs/control).
- */
-#define FNR_POISON	0xaaaaaaaaaaaaaaaaULL
 
 /* Are the bytes of @v in @mask, two or more, all the page poison? */
 static inline bool fnr_poisoned(uint64_t v, uint64_t mask)

@@ -252,6 +252,23 @@ struct fnr_held {
  */
 #define FNR_FLUSH_KNOB	"/sys/kernel/debug/filemap_noref/flush"
 
+/*
+ * Why a control of a wait for pending pages cannot run here, or NULL: it
+ * needs the flush knob (fnr_knob_unfit()) and FNR_DELAY_FREE, which holds
+ * the pages back so that there is something to wait for.
+ */
+static inline const char *fnr_flush_control_unfit(char *why, size_t len)
+{
+	const char *no = fnr_knob_unfit(FNR_FLUSH_KNOB, why, len);
+
+	if (!no && access(FNR_DELAY_FREE, W_OK)) {
+		snprintf(why, len, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
+			 FNR_DELAY_FREE, strerror(errno));
+		return why;
+	}
+	return no;
+}
+
 /* Switch the flush off until fnr_release_frees(); 0, or -1 with errno. */
 static inline int fnr_flush_off(struct fnr_held *h)
 {

@@ -122,19 +122,15 @@ static void *reader_fn(void *arg)
 		off = MCE_PAGE * PG + 64 +
 		      (fnr_rnd(&rd->rng) % ((PG - 64) / READ_LEN)) * READ_LEN;
 		t = fnr_now();
-		got = pread(r->fd, buf, READ_LEN, off);
+		got = fnr_pread_eio(&r->ctl, r->fd, buf, READ_LEN, off,
+				    &r->reads, &r->eio);
 		/* Half the delay or more: a fast-path read that was delayed. */
 		if (fnr_now() - t >= DELAYED_S)
 			__atomic_add_fetch(&r->delayed, 1, __ATOMIC_RELAXED);
-		if (got < 0 && errno == EIO) {
-			__atomic_add_fetch(&r->eio, 1, __ATOMIC_RELAXED);
+		if (got == -1)
 			continue;
-		}
-		if (got < 0) {
-			fnr_fail(&r->ctl, "pread", errno);
+		if (got < 0)
 			break;
-		}
-		__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELAXED);
 		if (fnr_check(buf, got, off, FILE_ID, 1, why, sizeof(why)) ||
 		    got != READ_LEN)
 			fnr_bad_read(&r->bad, off, got,

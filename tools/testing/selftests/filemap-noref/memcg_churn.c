@@ -359,12 +359,9 @@ static void limit_after_truncate(struct __test_metadata *_metadata,
 	bool delay_on;
 	pid_t pid;
 
-	no = control ? fnr_knob_unfit(FNR_FLUSH_KNOB, why, sizeof(why)) : NULL;
+	no = control ? fnr_flush_control_unfit(why, sizeof(why)) : NULL;
 	if (no)
 		SKIP(return, "%s", no);
-	if (control && access(FNR_DELAY_FREE, W_OK))
-		SKIP(return, "%s: %s (needs CONFIG_DEBUG_VM and debugfs)",
-		     FNR_DELAY_FREE, strerror(errno));
 	/* Without deferred frees the file is gone at once: EAGAIN is right. */
 	if (!strcmp(what, "reclaim") &&
 	    fnr_cg_value(self->cg, "memory.stat", "rcu_free_pending") < 0)

@@ -99,17 +99,13 @@ static void *reader_fn(void *arg)
 	while (!fnr_stopped(&r->ctl)) {
 		/* Never page 0: a poisoned page ends any read with -EIO. */
 		off = PG + fnr_rnd(&rd->rng) % (r->size - PG - READ_LEN);
-		got = pread(r->fd, rd->buf, READ_LEN, off);
 		/* The normal path refuses a folio with a poisoned page. */
-		if (got < 0 && errno == EIO) {
-			__atomic_add_fetch(&r->eio, 1, __ATOMIC_RELAXED);
+		got = fnr_pread_eio(&r->ctl, r->fd, rd->buf, READ_LEN, off,
+				    &r->reads, &r->eio);
+		if (got == -1)
 			continue;
-		}
-		if (got < 0) {
-			fnr_fail(&r->ctl, "pread", errno);
+		if (got < 0)
 			break;
-		}
-		__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&r->copied, got, __ATOMIC_RELAXED);
 		if (!fnr_check(rd->buf, got, off, FILE_ID, r->gen, why,
 			       sizeof(why)))
@@ -353,19 +349,15 @@ static void *up_reader_fn(void *arg)
 		c0 = __atomic_load_n(&r->free_seq, __ATOMIC_SEQ_CST);
 		u0 = __atomic_load_n(&r->unpoisoned, __ATOMIC_SEQ_CST);
 		t = fnr_now();
-		got = pread(r->fd, buf, len, off);
+		/* EIO not expected: the page leaves the file before the poison. */
+		got = fnr_pread_eio(&r->ctl, r->fd, buf, len, off, &r->reads,
+				    &r->eio);
 		t = fnr_now() - t;
 		u1 = __atomic_load_n(&r->unpoisoned, __ATOMIC_SEQ_CST);
-		/* Not expected: the page leaves the file before the poison. */
-		if (got < 0 && errno == EIO) {
-			__atomic_add_fetch(&r->eio, 1, __ATOMIC_RELAXED);
+		if (got == -1)
 			continue;
-		}
-		if (got < 0) {
-			fnr_fail(&r->ctl, "pread", errno);
+		if (got < 0)
 			break;
-		}
-		__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELAXED);
 		/*
 		 * The race: a read held after its check (half the delay or
 		 * more) that began before a soft offline and ended after the

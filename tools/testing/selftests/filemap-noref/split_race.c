@@ -67,13 +67,16 @@
  * pages into a folio it allocated, and its overlapped reads are those
  * counted between two quiesce()s around it: the run requires one, not
  * one a split overlapped.
- * control_collapse is its control.  The collapse of ext4 and xfs page
- * cache (CONFIG_READ_ONLY_THP_FOR_FS, files nobody has open for writing)
- * is not raced.
+ * control_collapse is its control.  Both run on ext4 and xfs too, whose
+ * page cache MADV_COLLAPSE collapses where the mapping takes PMD-sized
+ * folios (7.3: no CONFIG_READ_ONLY_THP_FOR_FS any more): the file is
+ * written, synced and then open only for reading, and split_huge_pages
+ * splits its folio in place as on tmpfs, so that the collapse is the only
+ * free.
  *
- * All skip unless FNR_DIR is a tmpfs whose files get huge folios (mounted
- * huge=always, CONFIG_TRANSPARENT_HUGEPAGE); the collapse variants need a
- * tmpfs and MADV_COLLAPSE.
+ * The others skip unless FNR_DIR is a tmpfs whose files get huge folios
+ * (mounted huge=always, CONFIG_TRANSPARENT_HUGEPAGE); the collapse
+ * variants need MADV_COLLAPSE on FNR_DIR's file system.
  *
  * Environment: FNR_DIR, FNR_SECONDS (default 4; nonzero_index runs
  * twice as long), FNR_CONTROL_SECONDS (default 180; the control stops at
@@ -142,6 +145,7 @@ struct split_race {
 	size_t pmd;			/* PMD size */
 	bool at_index;			/* nonzero_index: see above */
 	bool collapse;			/* collapse: see above */
+	bool disk;			/* collapse: ext4 or xfs, not tmpfs */
 	char *map;			/* collapse: the file, PMD-aligned */
 	bool mthp;			/* tmpfs gives folios below PMD size */
 	unsigned int split_k;		/* nonzero_index: the folio split next */
@@ -272,48 +276,20 @@ static int split_at_index(struct split_race *r, unsigned int k,
 	return fnr_make_hot(r->fd, from, r->size - from);
 }
 
-#define KPF_COMPOUND_TAIL	16
-
 /*
  * Would cutting the file at @at zero part of a large folio in place: is the
- * page at @at the tail page of a folio of any order?  Map that page, fault
- * it in, and look its page frame up in /proc/kpageflags.  Without pagemap
- * or kpageflags (not root, CONFIG_PROC_PAGE_MONITOR off), fall back to the
- * PMD-sized folios of ShmemHugePages (this test's file is the only one).
+ * page at @at the tail page of a folio of any order (kpageflags)?  Without
+ * pagemap or kpageflags, fall back to the PMD-sized folios of
+ * ShmemHugePages (this test's file is the only one).
  */
-static int kpf_at(int fd, uint64_t at, uint64_t mask)
-{
-	int pm, kf, large = -1;
-	uint64_t e, f, pfn;
-	uint8_t *m;
-
-	pm = open("/proc/self/pagemap", O_RDONLY);
-	kf = open("/proc/kpageflags", O_RDONLY);
-	m = mmap(NULL, PG, PROT_READ, MAP_SHARED, fd, at);
-	if (pm >= 0 && kf >= 0 && m != MAP_FAILED) {
-		(void)__atomic_load_n(m, __ATOMIC_RELAXED);
-		pfn = 0;
-		if (pread(pm, &e, 8, (uintptr_t)m / PG * 8) == 8 && (e >> 63))
-			pfn = e & ((1ULL << 55) - 1);
-		if (pfn && pread(kf, &f, 8, pfn * 8) == 8)
-			large = !!(f & mask);
-	}
-	if (m != MAP_FAILED)
-		munmap(m, PG);
-	if (pm >= 0)
-		close(pm);
-	if (kf >= 0)
-		close(kf);
-	return large;
-}
-
 static bool large_at(struct split_race *r, uint64_t at)
 {
 	int large = -1;
+	uint64_t f;
 
 	/* The mapping costs the readers TLB flushes: only where needed. */
-	if (r->mthp)
-		large = kpf_at(r->fd, at, 1ULL << KPF_COMPOUND_TAIL);
+	if (r->mthp && !fnr_kpageflags(r->fd, at, &f))
+		large = !!(f & FNR_KPF_COMPOUND_TAIL);
 	if (large < 0)
 		return fnr_proc_value("/proc/meminfo", "ShmemHugePages") != 0;
 	return large;
@@ -671,7 +647,8 @@ FIXTURE_SETUP(split)
 	if (no)
 		SKIP(return, "%s", no);
 	ASSERT_EQ(0, statfs(fnr_testdir(), &sfs));
-	if (sfs.f_type != TMPFS_MAGIC)
+	r->disk = sfs.f_type != TMPFS_MAGIC;
+	if (r->disk && !variant->collapse)
 		SKIP(return, "%s is not a tmpfs", fnr_testdir());
 	if (access(SPLIT_PATH, W_OK))
 		SKIP(return, "%s: %s (needs CONFIG_TRANSPARENT_HUGEPAGE and debugfs)",
@@ -704,8 +681,19 @@ FIXTURE_SETUP(split)
 	ASSERT_EQ(0, grow(r, 0))
 		TH_LOG("write %s: %s", self->path, strerror(errno));
 	after = fnr_proc_value("/proc/meminfo", "ShmemHugePages");
+	if (r->disk) {
+		/*
+		 * Clean, and open only for reading: collapse_file() refuses
+		 * dirty or writeback folios of a file open for writing.
+		 */
+		ASSERT_EQ(0, fsync(r->fd));
+		close(r->fd);
+		r->fd = open(self->path, O_RDONLY);
+		ASSERT_LE(0, r->fd) TH_LOG("open %s: %s", self->path,
+					   strerror(errno));
+	}
 	if (r->collapse) {
-		/* On plain tmpfs: a collapse first makes the folio huge. */
+		/* On plain tmpfs, ext4, xfs: a collapse first makes it huge. */
 		ASSERT_EQ(0, collapse_map(r))
 			TH_LOG("mmap %s: %s", self->path, strerror(errno));
 		if (madvise(r->map, r->pmd, MADV_COLLAPSE) && errno == EINVAL)
