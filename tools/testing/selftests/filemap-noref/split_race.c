@@ -116,6 +116,7 @@
 #define INDEX_FOLIOS	3		/* nonzero_index: PMD folios in the file */
 #define INDEX_LEAD	8		/* reads start this many pages before */
 #define OVERLAP_WAIT_S	20		/* collapse: longest wait for an overlap */
+#define SETUP_COLLAPSE_TRIES	5	/* collapse: the first MADV_COLLAPSE */
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE	25
 #endif
@@ -635,7 +636,7 @@ FIXTURE_SETUP(split)
 {
 	struct split_race *r = &self->r;
 	const char *copy_delay, *no;
-	long before, after;
+	long before, after, i;
 	struct statfs sfs;
 	char why[256];
 
@@ -683,8 +684,8 @@ FIXTURE_SETUP(split)
 	after = fnr_proc_value("/proc/meminfo", "ShmemHugePages");
 	if (r->disk) {
 		/*
-		 * Clean, and open only for reading: collapse_file() refuses
-		 * dirty or writeback folios of a file open for writing.
+		 * Clean, and open only for reading: 6.12's collapse of file
+		 * page cache (CONFIG_READ_ONLY_THP_FOR_FS) wants no writer.
 		 */
 		ASSERT_EQ(0, fsync(r->fd));
 		close(r->fd);
@@ -693,16 +694,33 @@ FIXTURE_SETUP(split)
 					   strerror(errno));
 	}
 	if (r->collapse) {
-		/* On plain tmpfs, ext4, xfs: a collapse first makes it huge. */
+		/*
+		 * On plain tmpfs, ext4, xfs: a collapse first makes it huge,
+		 * else the splits that the race starts from find nothing to
+		 * split.  A busy folio (EAGAIN) gets a few more tries.
+		 */
 		ASSERT_EQ(0, collapse_map(r))
 			TH_LOG("mmap %s: %s", self->path, strerror(errno));
-		if (madvise(r->map, r->pmd, MADV_COLLAPSE) && errno == EINVAL)
-			SKIP(return, "no MADV_COLLAPSE on %s: %s",
-			     fnr_testdir(), strerror(errno));
+		for (i = 0; madvise(r->map, r->pmd, MADV_COLLAPSE); i++) {
+			if (errno == EINVAL) {
+				/* A skipped setup gets no teardown. */
+				unlink(self->path);
+				self->path[0] = 0;
+				SKIP(return, "no MADV_COLLAPSE on %s: %s",
+				     fnr_testdir(), strerror(errno));
+			}
+			ASSERT_GT(SETUP_COLLAPSE_TRIES, i + 1)
+				TH_LOG("MADV_COLLAPSE of %s: %s", self->path,
+				       strerror(errno));
+			usleep(100000);
+		}
 	} else if (before < 0 ||
-		   after - before < (long)((r->size / r->pmd * r->pmd) >> 10))
+		   after - before < (long)((r->size / r->pmd * r->pmd) >> 10)) {
+		unlink(self->path);
+		self->path[0] = 0;
 		SKIP(return, "no huge folios on %s (ShmemHugePages %ld -> %ld kB)",
 		     fnr_testdir(), before, after);
+	}
 	ASSERT_EQ(0, fnr_make_hot(r->fd, 0, r->size));
 	/* Widen the window where it can be (CONFIG_DEBUG_VM). */
 	/*
